@@ -836,109 +836,117 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raw = cur.text[body:end]
         token = re.sub(r",[-–]+$", "", "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES))
         plain = not sign and currency is None
-        if plain and self.FLIGHT_NUMBERS and english.names_flight(ctx.prev_word, ctx.words_before, token):
-            digits = self.FLIGHT_NUMBERS == "digits" or token[0] == "0"  # 'IB 3147' tres uno cuatro siete
-            pairs = (token,) if digits or len(token) < 4 else (token[:2], token[2:])  # 'LH 1172' elf zweiundsiebzig
-            flight = (self.digits(p) if p[0] == "0" or digits else self.cardinal(int(p)) for p in pairs)
-            return locale_span(end, " ".join(flight), self.code)
-        if plain and (m := lexer.pace(cur, body)) and self.unit(m[3]):  # '4:11/km', '3'58"/km': a pace, never a clock
-            return locale_span(m.end(), self.pace(int(m[1]), int(m[2]), m[3], ctx), self.code)
-        race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
-        if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
-            said = self.duration(tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s"))), ctx)
-            return locale_span(end + 4, said, self.code)
-        if plain and "@" in token and electronic.is_email(token):
-            return locale_span(end, self.address(raw), self.code)
-        if plain and token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
-            if ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
-                return locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx), self.code)
-            match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo
-            added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1
-            if match_minute or added > end + 1:
-                # più tre
-                plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""
-                return locale_span(
-                    added,
-                    (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus,
-                    self.code,
+        after = None  # the word after a bare number
+        if plain:  # shapes only a number with no sign or currency has
+            if self.FLIGHT_NUMBERS and english.names_flight(ctx.prev_word, ctx.words_before, token):
+                digits = self.FLIGHT_NUMBERS == "digits" or token[0] == "0"  # 'IB 3147' tres uno cuatro siete
+                pairs = (token,) if digits or len(token) < 4 else (token[:2], token[2:])  # 'LH 1172' elf zweiundsiebzig
+                flight = (self.digits(p) if p[0] == "0" or digits else self.cardinal(int(p)) for p in pairs)
+                return locale_span(end, " ".join(flight), self.code)
+            if (m := lexer.pace(cur, body)) and self.unit(m[3]):  # '4:11/km', '3'58"/km': a pace, never a clock
+                return locale_span(m.end(), self.pace(int(m[1]), int(m[2]), m[3], ctx), self.code)
+            race = self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
+            if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
+                said = self.duration(tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s"))), ctx)
+                return locale_span(end + 4, said, self.code)
+            if "@" in token and electronic.is_email(token):
+                return locale_span(end, self.address(raw), self.code)
+            if token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
+                if ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
+                    return locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx), self.code)
+                match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo
+                added = (
+                    lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1
                 )
-        if plain and (season := self.season(cur, end, token, ctx)) is not None:
-            return locale_span(*season, self.code)
-        label = (self.abbreviation(ctx.prev_word + ".") or self.abbreviation(ctx.prev_word) or ctx.prev_word).lower()
-        numbered = label == self.NUMBER_WORD.lower() and re.fullmatch(r"\d+/\d+", token)  # 'n. 2026/04718', a file's
-        if plain and self.NUMBER_SLASH and (numbered or (m := _SLASHED.fullmatch(token)) and (  # 'Lei 8.078/90'
-                "." in m[1] or label in self.CHAPTER_WORDS or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100)):
-            return locale_span(end, self._numbers(token, "/", f" {self.NUMBER_SLASH} "), self.code)
-        after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
-        if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
-            return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)  # '24 h/24'
-        # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
-        if (
-            plain
-            and _VERSION.fullmatch(token)
-            and (
-                ctx.prev_word.lower() in self.VERSION_WORDS
-                or (token.count(".") == 2 and not (GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)))
-                or (
-                    self.POINT_AS_WRITTEN
-                    and re.fullmatch(r"\d\.\d", token)
-                    and after
-                    and not (self.unit(after[0]) or self.currency(after[0]))
-                )
-            )
-        ):
-            point = " " if ctx.prev_word.lower() in self.ROOM_WORDS else f" {self.ADDRESS_SYMBOLS['.']} "
-            return locale_span(end, self._numbers(token, ".", point), self.code)
-        # digits after 'terminada en', 'Bestellnr.'; no year
-        before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()
-        named = [
-            sum(least)
-            for cue, after, *least in self.DIGIT_CUES
-            if before.endswith(cue[1:] if cue[0] == "-" else " " + cue)
-            and after in ("", word_after(cur, end))
-            and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))
-        ]
-        if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
-            end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
-            return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
-        # 'n° 7512 0394', group by group
-        if plain and named and token.isdecimal() and (groups := lexer.digit_groups_end(cur, end)) > end:
-            return locale_span(groups, self.phone_digits(cur.text[body:groups]), self.code)
-        if (
-            plain
-            and token.replace("-", "").isdecimal()
-            and (
-                (named and (len(token) >= min(named) or token[0] == "0"))
-                or (
-                    self.POSTCODE_DIGITS
-                    and len(token) == 5
-                    and (
-                        ctx.last_visible == ","
-                        and (place := chunk_after(cur, end, str.isupper))
-                        and not (self.unit(place[0]) or self.currency(place[0]))
+                if match_minute or added > end + 1:
+                    # più tre
+                    plus = (
+                        f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""
+                    )
+                    return locale_span(
+                        added,
+                        (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus,
+                        self.code,
+                    )
+            if (season := self.season(cur, end, token, ctx)) is not None:
+                return locale_span(*season, self.code)
+            label = (
+                self.abbreviation(ctx.prev_word + ".") or self.abbreviation(ctx.prev_word) or ctx.prev_word
+            ).lower()
+            # 'n. 2026/04718', a file's
+            numbered = label == self.NUMBER_WORD.lower() and re.fullmatch(r"\d+/\d+", token)
+            if self.NUMBER_SLASH and (numbered or (m := _SLASHED.fullmatch(token)) and (  # 'Lei 8.078/90'
+                    "." in m[1] or label in self.CHAPTER_WORDS or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100)):
+                return locale_span(end, self._numbers(token, "/", f" {self.NUMBER_SLASH} "), self.code)
+            after = chunk_after(cur, end, is_letter)  # a fixed expression, also written with a space
+            if (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
+                # '24 h/24'
+                return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)
+            # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
+            if (
+                _VERSION.fullmatch(token)
+                and (
+                    ctx.prev_word.lower() in self.VERSION_WORDS
+                    or (token.count(".") == 2 and not (GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)))
+                    or (
+                        self.POINT_AS_WRITTEN
+                        and re.fullmatch(r"\d\.\d", token)
+                        and after
+                        and not (self.unit(after[0]) or self.currency(after[0]))
                     )
                 )
-            )
-        ):
-            return locale_span(end, self.digits(token), self.code)
-        # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
-        if (
-            plain
-            and token.isdecimal()
-            and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS)
-            and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4
-            and not (self.unit(counted := word_after(cur, code_end)) or self.currency(counted))
-        ):
-            code = cur.text[body:code_end]  # '58 31 07' in pairs, as the language reads a phone number's
-            return locale_span(
-                code_end, (self.phone_digits if _PAIRS.fullmatch(code) else self.digits)(code), self.code
-            )
-        if plain and (reading := self.shaped_token(token, ctx)) is not None:
-            return locale_span(end, reading, self.code)
-        padded = plain and self.PADDED_HOURS and len(token) == 2 and token[0] == "0"  # '01 h': the time (es una)
-        marker = chunk_after(cur, end, is_letter) if padded else None
-        if marker and marker[0] == "h":
-            return locale_span(marker[1], self.counted(int(token), True), self.code)
+            ):
+                point = " " if ctx.prev_word.lower() in self.ROOM_WORDS else f" {self.ADDRESS_SYMBOLS['.']} "
+                return locale_span(end, self._numbers(token, ".", point), self.code)
+            # digits after 'terminada en', 'Bestellnr.'; no year
+            before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()
+            named = [
+                sum(least)
+                for cue, after, *least in self.DIGIT_CUES
+                if before.endswith(cue[1:] if cue[0] == "-" else " " + cue)
+                and after in ("", word_after(cur, end))
+                and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))
+            ]
+            if named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
+                end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
+                said = " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum())
+                return locale_span(end, said, self.code)
+            # 'n° 7512 0394', group by group
+            if named and token.isdecimal() and (groups := lexer.digit_groups_end(cur, end)) > end:
+                return locale_span(groups, self.phone_digits(cur.text[body:groups]), self.code)
+            if (
+                token.replace("-", "").isdecimal()
+                and (
+                    (named and (len(token) >= min(named) or token[0] == "0"))
+                    or (
+                        self.POSTCODE_DIGITS
+                        and len(token) == 5
+                        and (
+                            ctx.last_visible == ","
+                            and (place := chunk_after(cur, end, str.isupper))
+                            and not (self.unit(place[0]) or self.currency(place[0]))
+                        )
+                    )
+                )
+            ):
+                return locale_span(end, self.digits(token), self.code)
+            # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
+            if (
+                token.isdecimal()
+                and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS)
+                and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4
+                and not (self.unit(counted := word_after(cur, code_end)) or self.currency(counted))
+            ):
+                code = cur.text[body:code_end]  # '58 31 07' in pairs, as the language reads a phone number's
+                return locale_span(
+                    code_end, (self.phone_digits if _PAIRS.fullmatch(code) else self.digits)(code), self.code
+                )
+            if (reading := self.shaped_token(token, ctx)) is not None:
+                return locale_span(end, reading, self.code)
+            padded = self.PADDED_HOURS and len(token) == 2 and token[0] == "0"  # '01 h': the time (es una)
+            marker = chunk_after(cur, end, is_letter) if padded else None
+            if marker and marker[0] == "h":
+                return locale_span(marker[1], self.counted(int(token), True), self.code)
         # the sign's word: '+3,2 %' più tre virgola due
         minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""
         signed = sign and currency is None and word_after(cur, end)[:3].lower() == "min"  # a gap: '(+1:15 Min.)'
