@@ -272,7 +272,7 @@ class Russian(Language):
             )
         if (floor := chunk_after(cur, end, is_letter)) and floor[0] == "эт" and cur.at(k := floor[1]) == ".":
             reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
-            return locale_span(k + (not self._period_ends_sentence(cur, k)), reading, self.code)
+            return self.locale_span(k + (not self._period_ends_sentence(cur, k)), reading)
         # 'собран на 3/4,'
         counting = _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS
         bare = (noun := chunk_after(cur, end, is_letter)) is None and counting
@@ -285,8 +285,8 @@ class Russian(Language):
         ):
             return None
         if (numerator, denominator) == (1, 2) and not counting:
-            return locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code)
-        return locale_span(end, reading, self.code)
+            return self.locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0])
+        return self.locale_span(end, reading)
 
     def fraction_before(
         self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False
@@ -508,7 +508,7 @@ class Russian(Language):
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+7 495 123-45-67', '+7(495)1234567', '(495) 123-45-67', in the groups libphonenumber gives (`_phone`)."""
-        return None if (end := _phone_end(cur, pos)) is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
+        return None if (end := _phone_end(cur, pos)) is None else self.locale_span(end, _phone(cur.text[pos:end]))
 
     _bracketed_phone = _country_code_phone
 
@@ -544,7 +544,7 @@ class Russian(Language):
             # 'во 2 квартале', 'с 100 ₽' со ста
             return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)
         if numeric_spans.is_address(cur.text[pos:run]):
-            return locale_span(run, self.address(cur.text[pos:run]), self.code)
+            return self.locale_span(run, self.address(cur.text[pos:run]))
         if (
             (days := re.fullmatch(r"(\w+)[-–](\w+)", low))
             and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys()
@@ -554,16 +554,14 @@ class Russian(Language):
                 for day, case in zip(days.groups(), ("genitive", "accusative"))
             )
             # 'пн–пт', 'ср–вс' со среды
-            return locale_span(
-                end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code
-            )
+            return self.locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}")
         # a unit alone: after 'за' accusative ('за т' тонну), after an adjective nominative ('каждый новый км'; no 'г.')
         before = ctx.prev_word.lower()
         adjective = len(low) > 1 and low in _AFTER and ru_morph.adjective_gender(before)
         case = "accusative" if before == "за" else "nominative" if adjective else ""
         if low in _AFTER and case and (unit := next((u for u in _LONGEST_UNITS_FIRST
                 if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):
-            return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case), self.code)
+            return self.locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case))
         if low in _WORDS["dated_weekdays"] and cur.at(end) == ",":  # its date in its case: 'суббота, 12.09' двенадцатое
             return Span(end, "locale", self.code, cur.text[pos:end],
                         agreement=_day_case(before) if before in _PREPOSITION_CASES else "nominative")
@@ -603,7 +601,7 @@ class Russian(Language):
             return span
         noun = ru_morph.noun(ctx.prev_word) if chaptered else None
         agreeing = noun and not noun.forms[0][0] and ordinal_agreeing(value, noun, noun.forms[0][1])  # singular
-        return locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value)), self.code) if (
+        return self.locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value))) if (
             numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN)) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
@@ -624,20 +622,20 @@ class Russian(Language):
                 *_whole_and_decimals(amount), self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal()
             )
             # a pressure as said: 'до 140/90' до сто сорок на девяносто
-            return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)
+            return self.locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading)
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
         if m := re.fullmatch(r"(\d+(?:,\d+)?) кв\.? м\.?", raw):  # square metres
-            return locale_span(end, self._counted_quantity(*_whole_and_decimals(m[1]), self.unit("м²"), ctx), self.code)
+            return self.locale_span(end, self._counted_quantity(*_whole_and_decimals(m[1]), self.unit("м²"), ctx))
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
-            return locale_span(end, reading, self.code)
+            return self.locale_span(end, reading)
         per = PRICE_PER if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else PER
         words = [per[w[1:]] if w[0] == "/" else _JOINED_AFTER.get(w) or UNITS.get(w, (w,) * 3)[2] for w in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
             words = words[1:]
-        return locale_span(end, " ".join([span.info, *words]), self.code)
+        return self.locale_span(end, " ".join([span.info, *words]))
 
     def _units_end(self, cur: Cursor, end: int) -> int:
         """The units, currencies and scale words after a number ('2,5 тыс руб.', '3-5 кг'), an abbreviation's period
