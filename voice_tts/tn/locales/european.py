@@ -24,7 +24,7 @@ from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter, is_s
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import REGNAL_NAMES, is_mark, roman_value
-from voice_tts.tn.locales import abbreviations, locale_span, words
+from voice_tts.tn.locales import abbreviations, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after, letters_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
@@ -433,9 +433,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     # --- the module contract ------------------------------------------------------------------
 
-    def locale_span(self, end: int, reading: str) -> Span:
-        """A span of this language ending at `end`, read as `reading`."""
-        return locale_span(end, reading, self.code)
+    def locale_span(self, end: int, reading: str, agreement: str = "") -> Span:
+        """A span of this language ending at `end`, read as `reading`, with its word on the next number."""
+        return Span(end, "locale", self.code, info=reading, agreement=agreement)
 
     @lru_cache(maxsize=4096)  # noqa: B019  (one instance per language, alive for the process)
     def digits(self, text: str) -> str:
@@ -524,7 +524,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and cur.at(comma) == ","
             and is_digit(cur.at(lexer.spaces(cur, comma + 1)))
         ):
-            return Span(comma, "locale", self.code, info=day, agreement=day.lower())
+            return self.locale_span(comma, day, day.lower())
         if (after == "." and day or self.MONTH_FIRST_DATES and (day := self.WEEKDAYS.get(word.lower(), ""))) and (
                 body := lexer.spaces(cur, comma)) > comma and 0 < lexer.digits_end(cur, body, 3) - body < 3:  # a day
             span = self._numeric(cur, body, body, replace(ctx, prev_word=day))  # 'mar. 15/12', 'vier. 10 de mayo'
@@ -691,7 +691,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
                 days = [self.WEEKDAYS[day] + "s" * plural for day in (first, *joined)]
                 reading = pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days)
-                return Span(end, "locale", self.code, info=reading, agreement="days" * plural)
+                return self.locale_span(end, reading, "days" * plural)
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:

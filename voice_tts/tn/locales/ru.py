@@ -263,13 +263,8 @@ class Russian(Language):
         noun ('3/4 суммы' три четверти), a half joined to it ('1/2 стакана' полстакана) but after a count's preposition
         ('до ½ стакана' до половины); after one with no noun a noun too ('собран на 3/4' на три четверти)."""
         if any(cur.startswith(end, w) for w in _WORD_UNITS):
-            return Span(
-                end,
-                "locale",
-                self.code,
-                self.fraction_before(cur, end, numerator, denominator, ctx, True),
-                agreement="legal part",
-            )
+            reading = self.fraction_before(cur, end, numerator, denominator, ctx, True)
+            return self.locale_span(end, reading, "legal part")
         if (floor := chunk_after(cur, end, is_letter)) and floor[0] == "эт" and cur.at(k := floor[1]) == ".":
             reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
             return self.locale_span(k + (not self._period_ends_sentence(cur, k)), reading)
@@ -542,7 +537,7 @@ class Russian(Language):
         # 'С 2 января' Со второго
         if number and number.kind == "locale" and re.match("вт|ст" if low == "с" else "вт", number.info):
             # 'во 2 квартале', 'с 100 ₽' со ста
-            return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)
+            return self.locale_span(end, cur.text[pos:end] + "о", ctx.agreement)
         if numeric_spans.is_address(cur.text[pos:run]):
             return self.locale_span(run, self.address(cur.text[pos:run]))
         if (
@@ -563,8 +558,8 @@ class Russian(Language):
                 if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):
             return self.locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case))
         if low in _WORDS["dated_weekdays"] and cur.at(end) == ",":  # its date in its case: 'суббота, 12.09' двенадцатое
-            return Span(end, "locale", self.code, cur.text[pos:end],
-                        agreement=_day_case(before) if before in _PREPOSITION_CASES else "nominative")
+            case = _day_case(before) if before in _PREPOSITION_CASES else "nominative"
+            return self.locale_span(end, cur.text[pos:end], case)
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -586,8 +581,9 @@ class Russian(Language):
                 )
                 reading = ru_morph.inflect(reading, "dative", True) if weekly else (
                     ru_morph.phrase_in_case(reading, case) if case else reading)
-                return Span(pos + len(written), "locale", self.code, reading, agreement="weekly" if weekly else
-                            _day_case(p) if weekday and case else "")  # its date its case: 'на вт, 9 февраля' девятое
+                # its date its case: 'на вт, 9 февраля' девятое
+                agreement = "weekly" if weekly else _day_case(p) if weekday and case else ""
+                return self.locale_span(pos + len(written), reading, agreement)
         return super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
@@ -679,7 +675,7 @@ class Russian(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c, before = cur.at(pos), ctx.prev_word.lower()
         if ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
-            return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
+            return self.locale_span(pos + 1, "", ctx.agreement)
         sign = c == "№" or c == "#" and is_digit(cur.at(pos + 1))  # '#5' as '№5'
         if sign and (case := _WORDS["number_sign_cases"].get(before)):  # 'под № 4471' под номером
             return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
