@@ -17,7 +17,7 @@ from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import data, locale_span, words
+from voice_tts.tn.locales import data, words
 from voice_tts.tn.locales.european import Language, Unit, letters_after
 from voice_tts.tn.locales.european_dates import chunk_after
 
@@ -71,7 +71,7 @@ class German(Language):
         c = cur.at(pos)
         town = ctx.prev_word in self.AREA_WORDS and lexer.digits_end(cur, pos) == pos + 5 and _noun_after(cur, pos + 5)
         if town and not town[0] and not _is_noun(town[1]):
-            return locale_span(pos + 5, self.digits(cur.text[pos:pos + 5]), self.code)  # postcode: 'nach 80331 München'
+            return self.locale_span(pos + 5, self.digits(cur.text[pos:pos + 5]))  # postcode: 'nach 80331 München'
         # 'M-AB 4521'
         plate = is_letter(c) and "-" in (word := cur.text[pos:lexer.chunk(cur, pos)]) and word.isupper()
         if (
@@ -79,7 +79,7 @@ class German(Language):
             and (digits := chunk_after(cur, pos + len(word), is_digit))
             and _PLATE.fullmatch(code := cur.text[pos:digits[1]])
         ):
-            return locale_span(digits[1], self.number(code), self.code)
+            return self.locale_span(digits[1], self.number(code))
         ranged = (
             is_digit(c)
             and (dot := lexer.digits_end(cur, pos)) - pos <= 2
@@ -89,7 +89,7 @@ class German(Language):
         )
         ordinal = self.ordinal(int(cur.text[pos:dot]), ".", ctx) if ranged else ""  # 'vom 12.–15. Mai' zwölften bis
         span = (
-            locale_span(dot + 2, f"{ordinal} {self.RANGE} ", self.code) if ranged else super().find_span(cur, pos, ctx)
+            self.locale_span(dot + 2, f"{ordinal} {self.RANGE} ") if ranged else super().find_span(cur, pos, ctx)
         )
         # '12 Säcke à 40 l und 1'
         if span is not None and (is_digit(c) or c in cldr.VULGAR_FRACTIONS):
@@ -122,8 +122,8 @@ class German(Language):
                 # a date or time after: 'Fr., 12.3.'
                 and (cued or chunk_after(cur, pos + 3 + (cur.at(pos + 3) == ","), is_digit))
             ):
-                span = locale_span(pos + 3, self.WEEKDAYS[word], self.code)  # Freitag, not Frau
-            weekday = span or locale_span(pos + len(word), self.WEEKDAYS.get(word, word), self.code)
+                span = self.locale_span(pos + 3, self.WEEKDAYS[word])  # Freitag, not Frau
+            weekday = span or self.locale_span(pos + len(word), self.WEEKDAYS.get(word, word))
             if (
                 (date := chunk_after(cur, weekday.end + (cur.at(weekday.end) == ","), is_digit))
                 and "." in date[0] + cur.at(date[1])

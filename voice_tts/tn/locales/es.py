@@ -15,7 +15,7 @@ from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import locale_span, numeric_spans, words
+from voice_tts.tn.locales import numeric_spans, words
 from voice_tts.tn.locales.european import Currency
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.iberian import Iberian
@@ -186,7 +186,7 @@ class Spanish(Iberian):
             and (ruler or value < 2 or cur.at(end) not in numeric_spans.CLOSING_QUOTES)
         ):
             noun = chunk_after(cur, end, is_letter) if article else None  # 'la III Feria'
-            return locale_span(
+            return self.locale_span(
                 end,
                 (
                     ordinal(value, bool(noun) and self.is_feminine(noun[0].lower()))
@@ -194,11 +194,10 @@ class Spanish(Iberian):
                     # 'Isabel segunda', 'Alfonso trece'
                     else self.regnal(value, is_feminine_name(ctx.prev_word), ctx)
                 ),
-                self.code,
             )
         if (era := chunk_after(cur, end, is_letter)) is not None and era[0].lower() in self.ERAS:
-            return locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}", self.code)
-        return locale_span(end, cardinal(value), self.code)
+            return self.locale_span(era[1], f"{cardinal(value)} {self.ERAS[era[0].lower()]}")
+        return self.locale_span(end, cardinal(value))
 
     def day_part(self, cur: Cursor, end: int, hours: int, minutes: int, face: bool) -> tuple[str, int, int] | None:
         """'de la tarde', 'a.m.', 'p.m. est', 'gmt-3' after a time: no connectors, a zone spelled with its offset."""

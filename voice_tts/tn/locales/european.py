@@ -24,7 +24,7 @@ from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter, is_s
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.english import REGNAL_NAMES, is_mark, roman_value
-from voice_tts.tn.locales import abbreviations, locale_span, words
+from voice_tts.tn.locales import abbreviations, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after, letters_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
@@ -284,11 +284,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The digits after the decimal comma: one by one, or where the language reads them so as a number after their zeros."""
         return self._zeros_then_number(digits, self.digits) if self.DECIMALS_AS_NUMBER else self.digits(digits)
 
-    def _zeros_then_number(self, digits: str, longer: Callable[[str], str]) -> str:
-        """Digits after the comma read as French and Italian read them: each leading zero, then up
-        to three digits as one number ('05' → 'zero cinque'), a longer run as `longer` reads it."""
+    def _zeros_then_number(self, digits: str, longer: Callable[[str], str] | None = None) -> str:
+        """Each leading zero, then the rest as one number ('05' → 'zero cinque', a telephone number's group '01' ноль
+        один); a run of more than three digits as `longer` reads it where given (decimals in French and Italian)."""
         rest = digits.lstrip("0")
-        number = [self.cardinal(int(rest)) if len(rest) <= 3 else longer(rest)] if rest else []
+        number = [self.cardinal(int(rest)) if longer is None or len(rest) <= 3 else longer(rest)] if rest else []
         return " ".join([self.cardinal(0)] * (len(digits) - len(rest)) + number)
 
     def fraction(self, numerator: int, denominator: int) -> str:
@@ -433,6 +433,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     # --- the module contract ------------------------------------------------------------------
 
+    def locale_span(self, end: int, reading: str, agreement: str = "") -> Span:
+        """A span of this language ending at `end`, read as `reading`, with its word on the next number."""
+        return Span(end, "locale", self.code, info=reading, agreement=agreement)
+
     @lru_cache(maxsize=4096)  # noqa: B019  (one instance per language, alive for the process)
     def digits(self, text: str) -> str:
         return " ".join(self.cardinal(int(c)) for c in ascii_digits(text) if c.isdecimal())
@@ -475,7 +479,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 and ctx.words_before
                 and (not (after := chunk_after(cur, pos + 1, is_letter)) or after[0].lower() in self.PREPOSITIONS)
             ):
-                return locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))], self.code)
+                return self.locale_span(pos + 1, self.HALF[self.is_feminine(self.singular(ctx.words_before[-1]))])
             return self._unit_after(cur, pos + 1, self.fraction_before(cur, pos + 1, numerator, denominator, ctx),
                                     (0, numerator, denominator), ctx)
         if is_digit(c):
@@ -501,14 +505,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._bracketed_phone(cur, pos)
         if c == "@" and is_alnum(cur.at(pos + 1)):
             end = lexer.chunk(cur, pos + 1)
-            return locale_span(end, self.ADDRESS_SYMBOLS["@"] + " " + self.address(cur.text[pos + 1:end]), self.code)
+            return self.locale_span(end, self.ADDRESS_SYMBOLS["@"] + " " + self.address(cur.text[pos + 1:end]))
         return self._word(cur, pos, ctx) if is_letter(c) else None
 
     # --- words --------------------------------------------------------------------------------
 
     def _word(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         if (end := lexer.scheme_url_end(cur, pos, electronic.SCHEMES)) is not None:
-            return locale_span(end, self.address(cur.text[pos:end]), self.code)
+            return self.locale_span(end, self.address(cur.text[pos:end]))
         end = lexer.chunk(cur, pos)
         word = cur.text[pos:end]
         after = cur.at(end)
@@ -520,11 +524,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and cur.at(comma) == ","
             and is_digit(cur.at(lexer.spaces(cur, comma + 1)))
         ):
-            return Span(comma, "locale", self.code, info=day, agreement=day.lower())
+            return self.locale_span(comma, day, day.lower())
         if (after == "." and day or self.MONTH_FIRST_DATES and (day := self.WEEKDAYS.get(word.lower(), ""))) and (
                 body := lexer.spaces(cur, comma)) > comma and 0 < lexer.digits_end(cur, body, 3) - body < 3:  # a day
             span = self._numeric(cur, body, body, replace(ctx, prev_word=day))  # 'mar. 15/12', 'vier. 10 de mayo'
-            return locale_span(span.end, f"{day} {span.info}", self.code)
+            return self.locale_span(span.end, f"{day} {span.info}")
         if (
             re.split("[-–]", word)[0] in self.WEEKDAYS
             and (days := self._weekday_range(cur, word, end, ctx)) is not None
@@ -546,7 +550,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and (n := roman_value(r[0]))
         ):
             # 's. XIII' siglo trece
-            return locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}", self.code)
+            return self.locale_span(r[1], f"{self.ROMAN_ABBREVIATIONS[word.lower()]} {self.cardinal(n)}")
         bare = after == " " and word.islower() and len(word) > 2 and is_digit(cur.at(end + 1))  # 'max 2' as 'max.'
         if (after in (".", "°", "/") or bare) and (reading := self.abbreviation(word + ("." if bare else after))):
             one = ctx.last_two_words() & {self.PER, *self.UNIT_CUES}
@@ -560,9 +564,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return self._abbreviated(cur, word + after, end + (not bare), unit.singular if unit else reading)
         roman = self.ROMAN_ORDINAL.fullmatch(word)
         if roman and (value := roman_value(roman.group(1))) is not None:  # 'XXe siècle'
-            return locale_span(end, self.ordinal(value, roman.group(2), ctx), self.code)
+            return self.locale_span(end, self.ordinal(value, roman.group(2), ctx))
         if said := english.capital_range(word, self.follows_chapter_word(ctx), self.cardinal, self.RANGE):
-            return locale_span(end, said, self.code)
+            return self.locale_span(end, said)
         if (span := self.roman(cur, end, word, listed_roman(ctx))) is not None:
             return span
         name, _, numeral = word.rpartition("-")
@@ -577,16 +581,16 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 and after[0] not in "CDLM"
                 and (value := roman_value(after[0]))
             ):
-                return locale_span(after[1], f"{reading} {self.cardinal(value)}", self.code)  # 'SGB II' zwei
+                return self.locale_span(after[1], f"{reading} {self.cardinal(value)}")  # 'SGB II' zwei
             with suppress(TooLong):  # an abbreviation of two words that begins with one ('c.º b.' camino bajo)
                 after = chunk_after(cur, end, is_letter)
                 two = after and after[1] - end <= 6 and cur.at(after[1]) == "." and self.abbreviation(
                     f"{word} {after[0]}.")
                 if two:
-                    return locale_span(after[1] + 1, two, self.code)
-            return locale_span(end, reading, self.code)
+                    return self.locale_span(after[1] + 1, two)
+            return self.locale_span(end, reading)
         if is_address(word):
-            return locale_span(end, self.address(word), self.code)
+            return self.locale_span(end, self.address(word))
         glued = _GLUED_CODE.fullmatch(word) if self.GLUED_CODES else None
         if glued and (currency := self.currency(glued[1])) is not None:  # 'nio21,1'
             return self._numeric(cur, pos, pos + len(glued[1]), ctx, currency=currency)
@@ -597,7 +601,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         ):
             return self._numeric(cur, pos, j, ctx, currency=currency)  # 'EUR 25'
         if ctx.prev_word and not self.READS_NAMES and re.fullmatch(r"[A-Z]\d{1,3}", word):  # after a word: 'Kurs B1'
-            return locale_span(end, f"{word[0]} {self.cardinal(int(word[1:]))}", self.code)
+            return self.locale_span(end, f"{word[0]} {self.cardinal(int(word[1:]))}")
         # 'LH 2045', 'BRT 0457' (a word of capitals with no vowel is spelled)
         if (
             (len(word) == 2 or len(word) == 3 and not set(word) & set("AEIOU"))
@@ -609,25 +613,23 @@ class Language(AddressesAndPhones, DatesAndTimes):
             # a parcel: 'QB 284 155 031 BR'
             country = chunk_after(cur, code_end := lexer.digit_groups_end(cur, digits[1]), str.isupper)
             if country and len(word) == 2 and re.fullmatch("[A-Z]{2}", country[0]):
-                return locale_span(
-                    country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])), self.code
-                )
-            return locale_span(end, self.BEFORE_NUMBER.get(word) or " ".join(map(self._alphanumeric, word)), self.code)
+                return self.locale_span(country[1], " ".join((*word, self.digits(cur.text[end:code_end]), *country[0])))
+            return self.locale_span(end, self.BEFORE_NUMBER.get(word) or " ".join(map(self._alphanumeric, word)))
         month, dot, joined = self.MONTHS.get(word.lower()), end + (cur.at(end) == "."), f" {self.RANGE} "
         # two months a range word joins, abbreviated ('de sept. à nov.' de septembre à novembre; alone 'sept.' is seven)
         last = month and cur.startswith(dot, joined) and chunk_after(cur, dot + len(joined) - 1, is_letter)
         if last and last[0].lower() in self.MONTHS:
             names = (self.MONTH_NAMES[m - 1] for m in (month, self.MONTHS[last[0].lower()]))
-            return locale_span(self._past_period(cur, last[1]), joined.join(names), self.code)
+            return self.locale_span(self._past_period(cur, last[1]), joined.join(names))
         day = month and self.MONTH_FIRST_DATES and chunk_after(cur, dot, is_digit)
         if day and day[0].isdecimal() and len(day[0]) <= 2 and 1 <= int(day[0]) <= 31:  # 'junio 11 2000', 'abr. 22'
             year = (after := chunk_after(cur, day[1], is_digit)) and re.fullmatch(r"\d{4}", after[0]) and int(after[0])
-            return locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx), self.code)
+            return self.locale_span((after if year else day)[1], self.date(int(day[0]), month, year or None, ctx))
         if month and (word[0].isupper() or word.islower() and len(word) > 3):
             return self._month_year(cur, pos, end, month)
         if word.islower() and word not in self.PREPOSITIONS and (unit := self.unit(word)) and cur.at(end) == " " and (
                 is_digit(cur.at(end + 1)) and _SIZE_AFTER.match("".join(map(cur.at, range(end, end + 12))))):
-            return locale_span(end, unit.plural, self.code)  # a size's unit before it: 'cm 220 × 95 × 85' centimetri
+            return self.locale_span(end, unit.plural)  # a size's unit before it: 'cm 220 × 95 × 85' centimetri
         symbol = (
             (len(word) > 1 and not word.isupper() and not set(word) & set("aeiou"))
             or word not in (word.lower(), word.upper())
@@ -636,12 +638,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         plural = ctx.last_two_words().intersection(self.PLURAL_UNIT_CUES)
         if symbol and (plural or ctx.last_two_words().intersection(self.UNIT_CUES)) and (unit := self.unit(word)):
             # i chilometri, el kilovatio hora
-            return locale_span(end, unit.plural if plural else unit.singular, self.code)
+            return self.locale_span(end, unit.plural if plural else unit.singular)
         # '€ brut/mois' brut par mois; a unit after a noun per one ('gota/kg' gota por quilo)
         noun, _, per = word.partition("/")
         unit = self.unit(per) if noun.islower() else None
         if noun.isalpha() and (reading := unit and self.per(unit) or self.PERIODS.get(per)):
-            return locale_span(self._past_period(cur, end), f"{noun} {reading}", self.code)
+            return self.locale_span(self._past_period(cur, end), f"{noun} {reading}")
         return None
 
     def _dollar_sign(self, cur: Cursor, pos: int, end: int) -> tuple[Currency, int] | None:
@@ -689,7 +691,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 # a pattern 'masculine|feminine' by the last day: 'dal martedì alla domenica'
                 days = [self.WEEKDAYS[day] + "s" * plural for day in (first, *joined)]
                 reading = pattern.split("|")[-1 if self.is_feminine(days[-1]) else 0].format(*days)
-                return Span(end, "locale", self.code, info=reading, agreement="days" * plural)
+                return self.locale_span(end, reading, "days" * plural)
         return None
 
     def _spaced_abbreviation(self, cur: Cursor, word: str, end: int) -> Span | None:
@@ -710,7 +712,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     def _abbreviated(self, cur: Cursor, written: str, end: int, reading: str) -> Span:
         """An abbreviation's span; where its period also ends the sentence ('etc.', 'p. a.'), so does the reading."""
         ends = (final := written in self.SENTENCE_FINAL) or self.PERIOD_ENDS_SENTENCE
-        return locale_span(end, reading + "." * (ends and self._ends_sentence(cur, end, by_capital=final)), self.code)
+        return self.locale_span(end, reading + "." * (ends and self._ends_sentence(cur, end, by_capital=final)))
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """A Roman numeral in capitals, read by `_roman`; a lone C, D, L or M is a letter ('Vitamin C', 'Gebäude C')."""
@@ -723,7 +725,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         dot = self.ROMAN_DOT and cur.at(end) == "."
         after = chunk_after(cur, end + dot, is_letter)
         if after is not None and after[0].lower() in self.CENTURY_WORDS and not self.is_ruler(ctx.prev_word):
-            return locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx), self.code)
+            return self.locale_span(end + dot, self.ordinal(value, "." if dot else "", ctx))
         # 'XV de Maio'
         day = (
             after
@@ -732,7 +734,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             and m[0].lower() in self.FULL_MONTHS
         )
         if day or self.follows_chapter_word(ctx):
-            return locale_span(end, self.cardinal(value), self.code)
+            return self.locale_span(end, self.cardinal(value))
         noun = (
             ctx.prev_word
             if ctx.prev_word.lower() in self.ORDINAL_AFTER
@@ -741,18 +743,18 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if noun and len(noun) > 2 and set(word) <= set("IVX"):  # 'classe III B' terza, 'a XII Feira' décima segunda
             # 'A XXX Bienal' trigésima
             feminine = ctx.prev_word.lower() in self.FEMININE_ARTICLES or self.is_feminine(noun.lower())
-            return locale_span(end, self.ordinal(value, "a" if feminine else "", ctx), self.code)
+            return self.locale_span(end, self.ordinal(value, "a" if feminine else "", ctx))
         name = ctx.prev_word
         owner = after and name.endswith("s") and after[0].istitle()  # 'Beethovens IX. Sinfonie' neunte, if no ruler's
         if dot and (name.islower() or owner) and (reading := self.ordinal_dot(cur, end - len(word), end, value, ctx)):
-            return locale_span(end + 1, reading, self.code)  # 'seiner IX. Sinfonie' neunten
+            return self.locale_span(end + 1, reading)  # 'seiner IX. Sinfonie' neunten
         named = name[:1].isupper() and name.isalpha()
         if named and not (dot or self.is_ruler(name) or name.lower() in self.PREPOSITIONS) and set(word) <= set("IVX"):
-            return locale_span(end, self.cardinal(value), self.code)  # a course's part, no ruler's: 'Analysis II' zwei
+            return self.locale_span(end, self.cardinal(value))  # a course's part, no ruler's: 'Analysis II' zwei
         if not named or self.ROMAN_DOT and not dot:
             return None
         ends = dot and self._ends_sentence(cur, end + 1)
-        return locale_span(end + dot, self.regnal(value, is_feminine_name(name), ctx) + "." * ends, self.code)
+        return self.locale_span(end + dot, self.regnal(value, is_feminine_name(name), ctx) + "." * ends)
 
     def follows_chapter_word(self, ctx: Context) -> bool:
         """Whether the word before names a numbered part, so that a Roman numeral after it is a number: also
@@ -784,7 +786,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """'Mai 2024': a year after a month name is read as a year."""
         if (after := chunk_after(cur, end, is_digit)) is None or len(after[0]) != 4 or not after[0].isdecimal():
             return None
-        return locale_span(after[1], f"{self.MONTH_NAMES[month - 1]} {self.year(int(after[0]))}", self.code)
+        return self.locale_span(after[1], f"{self.MONTH_NAMES[month - 1]} {self.year(int(after[0]))}")
 
     # --- numbers ------------------------------------------------------------------------------
 
@@ -825,9 +827,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     ) -> Span:
         if pos == body and currency is None and ctx.char_before(cur.text, pos) == "(" and (
                 years := _YEAR_SPAN.fullmatch("".join(map(cur.at, range(pos, pos + 10))))):  # no telephone number
-            return locale_span(
-                pos + 9, f"{self.year(int(years[1]))} {self.RANGE} {self.year(int(years[2]))}", self.code
-            )
+            return self.locale_span(pos + 9, f"{self.year(int(years[1]))} {self.RANGE} {self.year(int(years[2]))}")
         if not sign and currency is None and (phone_end := self.phone_end(cur, body)) is not None:
             return self._phone_span(cur, phone_end, self.phone_digits(cur.text[body:phone_end]))
         end = self._number_end(cur, body)
@@ -836,109 +836,114 @@ class Language(AddressesAndPhones, DatesAndTimes):
         raw = cur.text[body:end]
         token = re.sub(r",[-–]+$", "", "".join(c for c in ascii_digits(raw) if c not in GROUP_SPACES))
         plain = not sign and currency is None
-        if plain and self.FLIGHT_NUMBERS and english.names_flight(ctx.prev_word, ctx.words_before, token):
-            digits = self.FLIGHT_NUMBERS == "digits" or token[0] == "0"  # 'IB 3147' tres uno cuatro siete
-            pairs = (token,) if digits or len(token) < 4 else (token[:2], token[2:])  # 'LH 1172' elf zweiundsiebzig
-            flight = (self.digits(p) if p[0] == "0" or digits else self.cardinal(int(p)) for p in pairs)
-            return locale_span(end, " ".join(flight), self.code)
-        if plain and (m := lexer.pace(cur, body)) and self.unit(m[3]):  # '4:11/km', '3'58"/km': a pace, never a clock
-            return locale_span(m.end(), self.pace(int(m[1]), int(m[2]), m[3], ctx), self.code)
-        race = plain and self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
-        if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
-            said = self.duration(tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s"))), ctx)
-            return locale_span(end + 4, said, self.code)
-        if plain and "@" in token and electronic.is_email(token):
-            return locale_span(end, self.address(raw), self.code)
-        if plain and token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
-            if ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
-                return locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx), self.code)
-            match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo
-            added = lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1
-            if match_minute or added > end + 1:
-                # più tre
-                plus = f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""
-                return locale_span(
-                    added,
-                    (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus,
-                    self.code,
+        after = None  # the word after a bare number
+        if plain:  # shapes only a number with no sign or currency has
+            if self.FLIGHT_NUMBERS and english.names_flight(ctx.prev_word, ctx.words_before, token):
+                digits = self.FLIGHT_NUMBERS == "digits" or token[0] == "0"  # 'IB 3147' tres uno cuatro siete
+                pairs = (token,) if digits or len(token) < 4 else (token[:2], token[2:])  # 'LH 1172' elf zweiundsiebzig
+                flight = (self.digits(p) if p[0] == "0" or digits else self.cardinal(int(p)) for p in pairs)
+                return self.locale_span(end, " ".join(flight))
+            if (m := lexer.pace(cur, body)) and self.unit(m[3]):  # '4:11/km', '3'58"/km': a pace, never a clock
+                return self.locale_span(m.end(), self.pace(int(m[1]), int(m[2]), m[3], ctx))
+            race = self.DURATION_LIST and cur.at(end) in "'’′" and cur.at(end + 3) and cur.text[body:end + 4]
+            if race and (m := re.fullmatch(r"(?:(\d)h)?(\d\d?)['’′](\d\d)[\"″]", race)):  # a race's time: "2h31'18\""
+                said = self.duration(tuple((int(n or 0), unit) for n, unit in zip(m.groups(), ("h", "min", "s"))), ctx)
+                return self.locale_span(end + 4, said)
+            if "@" in token and electronic.is_email(token):
+                return self.locale_span(end, self.address(raw))
+            if token.isdecimal() and cur.at(end) in "'’′":  # minutes: "dura 148'", "al 90'", "90'+3"
+                if ctx.prev_word.lower() in self.PRIME_MINUTES_AFTER:
+                    return self.locale_span(end + 1, self._counted_quantity(token, None, self.unit("min"), ctx))
+                match_minute = ctx.prev_word.lower() in self.MINUTE_ORDINAL_AFTER  # "al 90'" al novantesimo
+                added = (
+                    lexer.digits_end(cur, end + 2) if cur.at(end + 1) == "+" and is_digit(cur.at(end + 2)) else end + 1
                 )
-        if plain and (season := self.season(cur, end, token, ctx)) is not None:
-            return locale_span(*season, self.code)
-        label = (self.abbreviation(ctx.prev_word + ".") or self.abbreviation(ctx.prev_word) or ctx.prev_word).lower()
-        numbered = label == self.NUMBER_WORD.lower() and re.fullmatch(r"\d+/\d+", token)  # 'n. 2026/04718', a file's
-        if plain and self.NUMBER_SLASH and (numbered or (m := _SLASHED.fullmatch(token)) and (  # 'Lei 8.078/90'
-                "." in m[1] or label in self.CHAPTER_WORDS or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100)):
-            return locale_span(end, self._numbers(token, "/", f" {self.NUMBER_SLASH} "), self.code)
-        after = chunk_after(cur, end, is_letter) if plain else None  # a fixed expression, also written with a space
-        if plain and (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
-            return locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed], self.code)  # '24 h/24'
-        # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
-        if (
-            plain
-            and _VERSION.fullmatch(token)
-            and (
-                ctx.prev_word.lower() in self.VERSION_WORDS
-                or (token.count(".") == 2 and not (GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)))
-                or (
-                    self.POINT_AS_WRITTEN
-                    and re.fullmatch(r"\d\.\d", token)
-                    and after
-                    and not (self.unit(after[0]) or self.currency(after[0]))
-                )
-            )
-        ):
-            point = " " if ctx.prev_word.lower() in self.ROOM_WORDS else f" {self.ADDRESS_SYMBOLS['.']} "
-            return locale_span(end, self._numbers(token, ".", point), self.code)
-        # digits after 'terminada en', 'Bestellnr.'; no year
-        before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()
-        named = [
-            sum(least)
-            for cue, after, *least in self.DIGIT_CUES
-            if before.endswith(cue[1:] if cue[0] == "-" else " " + cue)
-            and after in ("", word_after(cur, end))
-            and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))
-        ]
-        if plain and named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
-            end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
-            return locale_span(end, " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum()), self.code)
-        # 'n° 7512 0394', group by group
-        if plain and named and token.isdecimal() and (groups := lexer.digit_groups_end(cur, end)) > end:
-            return locale_span(groups, self.phone_digits(cur.text[body:groups]), self.code)
-        if (
-            plain
-            and token.replace("-", "").isdecimal()
-            and (
-                (named and (len(token) >= min(named) or token[0] == "0"))
-                or (
-                    self.POSTCODE_DIGITS
-                    and len(token) == 5
-                    and (
-                        ctx.last_visible == ","
-                        and (place := chunk_after(cur, end, str.isupper))
-                        and not (self.unit(place[0]) or self.currency(place[0]))
+                if match_minute or added > end + 1:
+                    # più tre
+                    plus = (
+                        f" {self.SYMBOLS['+']} {self.cardinal(int(cur.text[end + 2:added]))}" if added > end + 1 else ""
+                    )
+                    return self.locale_span(
+                        added,
+                        (self.ordinal(int(token), "", ctx) if match_minute else self.cardinal(int(token))) + plus,
+                    )
+            if (season := self.season(cur, end, token, ctx)) is not None:
+                return self.locale_span(*season)
+            label = (
+                self.abbreviation(ctx.prev_word + ".") or self.abbreviation(ctx.prev_word) or ctx.prev_word
+            ).lower()
+            # 'n. 2026/04718', a file's
+            numbered = label == self.NUMBER_WORD.lower() and re.fullmatch(r"\d+/\d+", token)
+            if self.NUMBER_SLASH and (numbered or (m := _SLASHED.fullmatch(token)) and (  # 'Lei 8.078/90'
+                    "." in m[1] or label in self.CHAPTER_WORDS or int(m[1]) > 12 and 1900 <= int(m[2]) < 2100)):
+                return self.locale_span(end, self._numbers(token, "/", f" {self.NUMBER_SLASH} "))
+            after = chunk_after(cur, end, is_letter)  # a fixed expression, also written with a space
+            if (fixed := next((w for w in (token, after and token + after[0]) if w in self.ABBREVIATIONS), None)):
+                # '24 h/24'
+                return self.locale_span(end if fixed == token else after[1], self.ABBREVIATIONS[fixed])
+            # 'versione 2.10', '2.4.1', 'Panda 1.2 benzina'
+            if (
+                _VERSION.fullmatch(token)
+                and (
+                    ctx.prev_word.lower() in self.VERSION_WORDS
+                    or (token.count(".") == 2 and not (GROUPED.fullmatch(token) or _DOTTED_DATE.fullmatch(token)))
+                    or (
+                        self.POINT_AS_WRITTEN
+                        and re.fullmatch(r"\d\.\d", token)
+                        and after
+                        and not (self.unit(after[0]) or self.currency(after[0]))
                     )
                 )
-            )
-        ):
-            return locale_span(end, self.digits(token), self.code)
-        # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
-        if (
-            plain
-            and token.isdecimal()
-            and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS)
-            and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4
-            and not (self.unit(counted := word_after(cur, code_end)) or self.currency(counted))
-        ):
-            code = cur.text[body:code_end]  # '58 31 07' in pairs, as the language reads a phone number's
-            return locale_span(
-                code_end, (self.phone_digits if _PAIRS.fullmatch(code) else self.digits)(code), self.code
-            )
-        if plain and (reading := self.shaped_token(token, ctx)) is not None:
-            return locale_span(end, reading, self.code)
-        padded = plain and self.PADDED_HOURS and len(token) == 2 and token[0] == "0"  # '01 h': the time (es una)
-        marker = chunk_after(cur, end, is_letter) if padded else None
-        if marker and marker[0] == "h":
-            return locale_span(marker[1], self.counted(int(token), True), self.code)
+            ):
+                point = " " if ctx.prev_word.lower() in self.ROOM_WORDS else f" {self.ADDRESS_SYMBOLS['.']} "
+                return self.locale_span(end, self._numbers(token, ".", point))
+            # digits after 'terminada en', 'Bestellnr.'; no year
+            before = f" {' '.join(w for w in (*ctx.words_before, ctx.prev_word) if w)}".lower()
+            named = [
+                sum(least)
+                for cue, after, *least in self.DIGIT_CUES
+                if before.endswith(cue[1:] if cue[0] == "-" else " " + cue)
+                and after in ("", word_after(cur, end))
+                and (before != f" {cue}" or " " not in cue or not re.fullmatch(r"1\d{3}|20\d\d", token))
+            ]
+            if named and re.fullmatch(r"\d+[A-Z]+\d*", word := cur.text[body:lexer.chunk(cur, body)]):
+                end = lexer.digit_groups_end(cur, body + len(word))  # a code: 'n° 6A 1234 5678' six A un deux…
+                said = " ".join(self.digits(c) or c for c in cur.text[body:end] if c.isalnum())
+                return self.locale_span(end, said)
+            # 'n° 7512 0394', group by group
+            if named and token.isdecimal() and (groups := lexer.digit_groups_end(cur, end)) > end:
+                return self.locale_span(groups, self.phone_digits(cur.text[body:groups]))
+            if (
+                token.replace("-", "").isdecimal()
+                and (
+                    (named and (len(token) >= min(named) or token[0] == "0"))
+                    or (
+                        self.POSTCODE_DIGITS
+                        and len(token) == 5
+                        and (
+                            ctx.last_visible == ","
+                            and (place := chunk_after(cur, end, str.isupper))
+                            and not (self.unit(place[0]) or self.currency(place[0]))
+                        )
+                    )
+                )
+            ):
+                return self.locale_span(end, self.digits(token))
+            # 'código de verificación es 482 913', 'PIN: 4829' (not '… 1500 €')
+            if (
+                token.isdecimal()
+                and ctx.names_code(token, *self.CODE_WORDS, self.PREPOSITIONS)
+                and sum(map(str.isdecimal, cur.text[body:(code_end := lexer.digit_groups_end(cur, end))])) >= 4
+                and not (self.unit(counted := word_after(cur, code_end)) or self.currency(counted))
+            ):
+                code = cur.text[body:code_end]  # '58 31 07' in pairs, as the language reads a phone number's
+                return self.locale_span(code_end, (self.phone_digits if _PAIRS.fullmatch(code) else self.digits)(code))
+            if (reading := self.shaped_token(token, ctx)) is not None:
+                return self.locale_span(end, reading)
+            padded = self.PADDED_HOURS and len(token) == 2 and token[0] == "0"  # '01 h': the time (es una)
+            marker = chunk_after(cur, end, is_letter) if padded else None
+            if marker and marker[0] == "h":
+                return self.locale_span(marker[1], self.counted(int(token), True))
         # the sign's word: '+3,2 %' più tre virgola due
         minus = f"{self.PLUS if sign == '+' else self.MINUS} " if sign else ""
         signed = sign and currency is None and word_after(cur, end)[:3].lower() == "min"  # a gap: '(+1:15 Min.)'
@@ -951,7 +956,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
             end = lexer.digit_groups_end(cur, end)
             return self._phone_span(cur, end, self.phone_digits(cur.text[body:end]))
         if plain and token.isdecimal() and len(token) <= 4 and (phone_end := self._spaced_phone_end(cur, body, end)):
-            return locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]), self.code)
+            return self.locale_span(phone_end, self.phone_digits(cur.text[body:phone_end]))
         # hours: a range that ends its phrase or joins another ('9–13 e 15–19')
         if plain and (m := _RANGE.fullmatch(token)):
             ends = cur.at(lexer.spaces(cur, end)) in ".,;!?)" or letters_after(cur, end) == self.HALF_AND
@@ -971,10 +976,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 ascii_digits(cur.text[last_end + by.end():(last_end := self._number_end(cur, last_end + by.end()))])
             )
         if len(sides) > 1 and cur.at(lexer.spaces(cur, last_end)) == "=":  # '2 x 3 = 6': a product, as '×' reads
-            return locale_span(
+            return self.locale_span(
                 last_end,
                 f" {self.SYMBOLS['×']} ".join(self._spoken_quantity(*self._quantity(n), ctx) for n in sides),
-                self.code,
             )
         if len(sides) > 1 and self.unit(word_after(cur, last_end)):
             token, end = "x".join(sides), last_end
@@ -982,12 +986,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         if plain and self.BY and (m := _DIMENSIONS.fullmatch(token)) and (not m[3] or (unit := self.unit(m[3]))):
             by = replace(ctx, prev_word="×")  # the last side follows the sign, no half: 'dos por uno coma cinco metros'
             last = (
-                locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by), self.code)
+                self.locale_span(end, self._counted_quantity(*self._quantity(m[2]), unit, by))
                 if m[3]
                 else self._quantity_window(cur, pos, end, *self._quantity(m[2]), "", None, by)
             )
             sides = (self._spoken_quantity(*self._quantity(side), ctx) for side in re.split("[x×]", m[1]))
-            return locale_span(last.end, f" {self.BY} ".join((*sides, last.info)), self.code)
+            return self.locale_span(last.end, f" {self.BY} ".join((*sides, last.info)))
         ordinal = self.ORDINAL_SUFFIX.fullmatch(token)
         if ordinal and not (token.endswith("°") and not self.DEGREE_IS_ORDINAL) and currency is None:
             number = int(ordinal.group(1).replace(".", ""))  # a unit's symbol after it is its noun: 'au 30e km'
@@ -1008,15 +1012,14 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 n, d = int(fraction.group(1)), int(fraction.group(2))
                 # a tyre: '205/55 R16'
                 if (rim := chunk_after(cur, end, is_letter)) and (size := re.fullmatch(r"(Z?R)(\d\d)", rim[0])):
-                    return locale_span(
+                    return self.locale_span(
                         rim[1],
                         f"{self.cardinal(n)} {self.cardinal(d)} {size[1]} {self.cardinal(int(size[2]))}",
-                        self.code,
                     )
                 # '135/85 mmHg' hundertfünfunddreißig zu fünfundachtzig; a mark out of a scale's top of tens, '95/100'
                 # novantacinque su cento
                 if pressure and n < 30 and self.BARE_CM_PRESSURE:  # '14/9' catorce nueve
-                    return locale_span(end, f"{self.cardinal(n)} {self.cardinal(d)}", self.code)
+                    return self.locale_span(end, f"{self.cardinal(n)} {self.cardinal(d)}")
                 over = self.PRESSURE_OVER if pressure or rim and rim[0] == "mmHg" else is_mark(n, d) and self.OVER or (
                     n > d and 10 <= d < 100 and self.NUMBER_SLASH)  # over a smaller one no share: 'Az. 345/26' Strich
                 # a half before an abbreviation as '½' reads it ('1/2 c. à c.'); '½' alone in German's cases (NeMo:
@@ -1031,14 +1034,13 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 )
             # 'R$ 1.500-2.000' de mil e quinhentos a dois mil reais
             if currency is not None and (m := _RANGE.fullmatch(token)):
-                return locale_span(
+                return self.locale_span(
                     end,
                     f"{minus}{self.number_range(m, ctx, noun=currency.major.singular)} {currency.major.plural}",
-                    self.code,
                 )
             code = _CODE.fullmatch(raw) or _PLATE.fullmatch(raw) or english.REFERENCE.fullmatch(raw)
             reading = self.number(raw) if code else self._token(token, ctx)
-            return locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)), self.code)
+            return self.locale_span(end, minus + (reading if reading is not None else self._alphanumeric(raw)))
         whole, fractional = quantity
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
 
@@ -1090,24 +1092,26 @@ class Language(AddressesAndPhones, DatesAndTimes):
                          currency: Currency | None, ctx: Context) -> Span:
         """What may follow a quantity: percent, a currency, a scale word, a unit, a month, '.'."""
         scale: Unit | None = None
-        integer = fractional is None
-        if currency is None and integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
-            return locale_span(end, self.year(int(whole)), self.code)
+        # a whole number with no currency (one found after it returns its money)
+        integer = fractional is None and currency is None
+        if integer and not minus and len(whole) == 4 and self.is_year(cur, end, int(whole), ctx):
+            return self.locale_span(end, self.year(int(whole)))
         with suppress(TooLong):
             # '2½', '2 ½'
-            if currency is None and integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:
+            if integer and cur.at(glyph := end + (cur.at(end) == " ")) in cldr.VULGAR_FRACTIONS:
                 fraction = (int(whole), *cldr.vulgar_fraction(cur.at(glyph)))
                 return self._unit_after(
                     cur, glyph + 1, minus + self.mixed_fraction(*fraction), None if minus else fraction
                 )
-            dotted = currency is None and integer and cur.at(end) == "."
+            dotted = integer and cur.at(end) == "."
             if dotted and (ordinal := self.ordinal_dot(cur, pos, end, int(whole), ctx)):
                 return self._after_day(cur, end + 1, minus + ordinal, int(whole), ctx)
             while True:
                 j = lexer.spaces(cur, end)
                 c = cur.at(j)
-                if c == "%" and currency is None and scale is None:
-                    return locale_span(j + 1, minus + self.percent(whole, fractional, ctx), self.code)
+                unnamed = currency is None and scale is None  # no currency nor scale word read yet
+                if c == "%" and unnamed:
+                    return self.locale_span(j + 1, minus + self.percent(whole, fractional, ctx))
                 if lexer.is_currency(c) and currency is None and (currency := self.currency(c)) is not None:
                     m = (
                         lexer.chunk(cur, k)
@@ -1117,23 +1121,21 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     # '$ CA'
                     currency, end = (named, m) if (named := self.currency(c + cur.text[k:m])) else (currency, j + 1)
                     break
-                if c == "/" and currency is None and scale is None and is_letter(cur.at(j + 1)):
+                if c == "/" and unnamed and is_letter(cur.at(j + 1)):
                     if (unit := self.unit(cur.text[j + 1:(m := lexer.chunk(cur, j + 1))])) is None:
                         break
-                    return locale_span(
-                        m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}", self.code
+                    return self.locale_span(
+                        m, f"{minus}{self._spoken_quantity(whole, fractional, ctx)} {self.per(unit)}"
                     )
                 # '15,6"' pulgadas, where no quotation is open
-                if c and c in '"″' and j == end and currency is None and scale is None and not ctx.quote_open:
-                    return locale_span(
-                        j + 1, minus + self._counted_quantity(whole, fractional, self.unit(c), ctx), self.code
-                    )
-                if c == "°" and currency is None and scale is None:  # '-3 °C'
+                if c and c in '"″' and j == end and unnamed and not ctx.quote_open:
+                    return self.locale_span(j + 1, minus + self._counted_quantity(whole, fractional, self.unit(c), ctx))
+                if c == "°" and unnamed:  # '-3 °C'
                     k = j + 1 + (self.SPACED_DEGREES and cur.at(j + 1) == " ")  # '40 ° k'
                     m = k + 1 if cur.at(k) in self.DEGREE_SCALES else j + 1
                     unit = self.unit("°" + cur.text[k:m].upper() if m > j + 1 else "°")
                     if unit is not None and not is_alnum(cur.at(m)):
-                        return locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx), self.code)
+                        return self.locale_span(m, minus + self._counted_quantity(whole, fractional, unit, ctx))
                     break
                 if j == end or not is_alnum(c):
                     break
@@ -1184,7 +1186,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if named is not None and currency is None:
                     currency, end = named, m
                     break
-                if scale is None and currency is None:
+                if unnamed:
                     one, _, amount = word.partition("/")
                     if (
                         amount.isdecimal()
@@ -1194,10 +1196,9 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     ):
                         # '100 mg/5 ml' pro fünf Milliliter
                         per_amount = self._counted_quantity(amount, None, per_unit, ctx)
-                        return locale_span(
+                        return self.locale_span(
                             per[1],
                             f"{minus}{self._counted_quantity(whole, fractional, unit, ctx)} {self.PER} {per_amount}",
-                            self.code,
                         )
                     # A door's letter after its word ('puerta 2 A', 'bloco 3 A'); amperes elsewhere ('(16 A)', 'de 2 A')
                     door = word == "A" and ctx.prev_word.lower() in self.CHAPTER_WORDS | self.SEAT_WORDS
@@ -1212,7 +1213,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                             and not chunk_after(cur, after[1], is_digit)
                         ):
                             reading += f" {self.DURATION_AND}"
-                        return locale_span(m, reading, self.code)
+                        return self.locale_span(m, reading)
                     month = word.lower().rstrip(".") in self.MONTHS or word == self.DATE_OF and (
                         (after := chunk_after(cur, m, is_letter)) is not None and after[0].lower() in self.MONTHS)
                     if integer and int(whole) <= 31 and month and not minus:
@@ -1236,21 +1237,20 @@ class Language(AddressesAndPhones, DatesAndTimes):
             )
             end = self._past_period(cur, end + 1 + len(word)) if per else end  # '€/Std., und'
             term = (after := chunk_after(cur, end, str.isupper)) and self.MONEY_TERMS.get(after[0])
-            return locale_span(
+            return self.locale_span(
                 after[1] if term else end,
                 " ".join(filter(None, (minus + self.money(whole, fractional, currency, scale, ctx), per, term))),
-                self.code,
             )
         if scale is not None:
             return self._unit_after(cur, end, minus + self._counted_quantity(whole, fractional, scale, ctx))
         if integer and not minus and int(whole) <= 24 and (part := self.day_part(cur, end, int(whole), 0, False)):
-            return locale_span(part[1], f"{self.clock(part[2], 0, None, '', ctx)} {part[0]}", self.code)  # '7 a.m.'
+            return self.locale_span(part[1], f"{self.clock(part[2], 0, None, '', ctx)} {part[0]}")  # '7 a.m.'
         if fractional is None and not minus and (count := self.count_before_noun(cur, end, int(whole), ctx)):
-            return locale_span(lexer.spaces(cur, end) if count.endswith("'") else end, count, self.code)
+            return self.locale_span(lexer.spaces(cur, end) if count.endswith("'") else end, count)
         counted = fractional is not None and not minus and not self.values_noun_before(ctx)
         if counted and (noun := chunk_after(cur, end, is_letter)) and noun[0].islower():
-            return locale_span(end, self.counted_decimal(whole, fractional, self.is_feminine(noun[0]), ctx), self.code)
-        return locale_span(end, minus + self._spoken_quantity(whole, fractional, ctx), self.code)
+            return self.locale_span(end, self.counted_decimal(whole, fractional, self.is_feminine(noun[0]), ctx))
+        return self.locale_span(end, minus + self._spoken_quantity(whole, fractional, ctx))
 
     def per(self, unit: Unit) -> str:
         """'/kg' after a number: 'pro Kilogramm'."""
@@ -1370,7 +1370,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
                 if fraction is not None and (counted := self.counted_fraction(cur.text[j:m], *fraction)) is not None:
                     per = ctx and ctx.prev_word.lower() == self.PER and " " in self.HALF_BEFORE[0][:-1]  # no 'une'
                     counted = counted.partition(" ")[2] if per and counted.startswith(self.HALF_BEFORE) else counted
-                    return locale_span(m, counted, self.code)
+                    return self.locale_span(m, counted)
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
                 if (
                     unit := self.unit_at(cur, written, m, ctx)
@@ -1383,8 +1383,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
                         else unit.singular if one
                         else unit.plural
                     )
-                    return locale_span(self._past_period(cur, m), f"{reading} {noun}", self.code)
-        return locale_span(end, reading, self.code)
+                    return self.locale_span(self._past_period(cur, m), f"{reading} {noun}")
+        return self.locale_span(end, reading)
 
     def money(self, whole: str, fractional: str | None, currency: Currency, scale: Unit | None, ctx: Context) -> str:
         """'2,20 €': two euros twenty cents; more than two decimals, or a scale word, read as a number."""

@@ -15,7 +15,6 @@ from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import ascii_digits, is_alnum, is_digit, is_letter
 from voice_tts.tn.context import Span
 from voice_tts.tn.cursor import Cursor, TooLong
-from voice_tts.tn.locales import locale_span
 from voice_tts.tn.locales.numeric_spans import read_pieces
 
 # Labels of addresses said as words even when short; everything else of three letters or less is spelled.
@@ -103,8 +102,8 @@ class AddressesAndPhones:
             if word is not None and word[0].lower() in self.EXTENSIONS:
                 k = lexer.spaces(cur, word[1] + (cur.at(word[1]) == "."))
                 if k > word[1] and is_digit(cur.at(k)) and not is_alnum(cur.at(e := lexer.digits_end(cur, k))):
-                    return locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}", self.code)
-        return locale_span(end, reading, self.code)
+                    return self.locale_span(e, f"{reading} {self.EXTENSION} {self.digits(cur.text[k:e])}")
+        return self.locale_span(end, reading)
 
     def _spaced_phone_end(self, cur: Cursor, body: int, end: int) -> int | None:
         """The end of a telephone number in groups with spaces ('350 992 4687'): three groups or more, 9 to 13 digits,

@@ -16,7 +16,6 @@ from voice_tts.tn.chars import is_digit, is_letter, is_space
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.lexer import chunk_after
-from voice_tts.tn.locales import locale_span
 
 _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
 _DOTTED_CLOCK = re.compile(r"(\d{1,2})\.(\d{2})")
@@ -69,10 +68,10 @@ class DatesAndTimes:
                     m, y = y + len(self.DATE_OF), lexer.spaces(cur, y + len(self.DATE_OF))  # '… de 2000'
                 year = cur.text[y:lexer.chunk(cur, y)] if y > m and is_digit(cur.at(y)) else ""
                 if len(year) == 4 and year.isdecimal():
-                    return locale_span(y + 4, f"{reading}{of} {self.year(int(year))}", self.code)
+                    return self.locale_span(y + 4, f"{reading}{of} {self.year(int(year))}")
                 # no year: a 'de' stays ('1 de febrero de 10:00 a 12:30')
-                return locale_span(month_end, reading, self.code)
-        return locale_span(end, reading, self.code)
+                return self.locale_span(month_end, reading)
+        return self.locale_span(end, reading)
 
     def hours_from(self, ctx: Context) -> str:
         """The word opening an hour range, with its space; none where the text wrote it ('de 9:00–14:00', 'das
@@ -85,7 +84,7 @@ class DatesAndTimes:
             ctx = replace(ctx, prev_word=self.HOURS_FROM)  # each time after its preposition: 'dalle otto e trenta'
             last = self._clock_window(cur, end, int(times[3]), int(times[4] or 0), None, ctx, face=True)
             first = self.clock(int(times[1]), int(times[2] or 0), None, "", ctx)
-            return locale_span(last.end, f"{start}{first} {self.HOURS_TO} {last.info}", self.code)
+            return self.locale_span(last.end, f"{start}{first} {self.HOURS_TO} {last.info}")
         listed = ctx.clock_cue and (ctx.prev_word or ctx.last_visible) in (",", self.HALF_AND)
         cued = replace(ctx, prev_word=ctx.clock_cue) if listed else ctx  # 'alle 6.40, 7.10 e 7.40': each after its cue
         m = _CLOCK.fullmatch(token) or self.H_CLOCKS and _H_CLOCK.fullmatch(token) or _DOTTED_CLOCK.fullmatch(token)
@@ -122,9 +121,9 @@ class DatesAndTimes:
             ):
                 end += 1
             year = None if year is None else int(year) + (self.CENTURY if len(year) == 2 else 0)
-            return locale_span(end, self.date(day, month, year, ctx), self.code)
+            return self.locale_span(end, self.date(day, month, year, ctx))
         if (month := re.fullmatch(r"(0[1-9]|1[0-2])/((?:19|20)\d\d)", token)) and not ctx.prev_word.istitle():
-            return locale_span(end, f"{self.MONTH_NAMES[int(month[1]) - 1]} {self.year(int(month[2]))}", self.code)
+            return self.locale_span(end, f"{self.MONTH_NAMES[int(month[1]) - 1]} {self.year(int(month[2]))}")
         return (
             self._day_list(cur, end, [int(x) for x in re.split(r"[/-]", token)], ctx)
             if _DAY_LIST.fullmatch(token) or NUMBER_RANGE.fullmatch(token)
@@ -160,7 +159,7 @@ class DatesAndTimes:
                 unit := self.unit(word[0].lower())):
             per = word[0].partition("/")[2] if unit != self.unit("min") else ""  # 'min/km'
             end = self._past_period(cur, word[1])  # m:ss; 'Min.'
-            return locale_span(end, self.pace(hours, minutes, per, ctx), self.code)
+            return self.locale_span(end, self.pace(hours, minutes, per, ctx))
         elif word and self.DURATION_LIST and (self.unit(word[0]) or self.unit(word[0] + ".")) == self.unit("h"):
             unit, end = word[0], self._past_period(cur, word[1])
         day_part = ("", end, hours)  # past the tail bound: the time alone
@@ -174,7 +173,7 @@ class DatesAndTimes:
             "", *self.CLOCK_CUES}  # 'in 2:03:17', '1:05 Std.' (unit read once): after a word, no clock word or cue
         reading = self.duration(((hours, "h"), (minutes, "min"), (seconds, "s")), ctx, unit) if race else self.clock(
             hours, minutes, seconds, marker if face else "", ctx)
-        return locale_span(end, f"{reading} {words}" if words else reading, self.code)
+        return self.locale_span(end, f"{reading} {words}" if words else reading)
 
 
 def letters_after(cur: Cursor, end: int) -> str:

@@ -57,7 +57,7 @@ class French(Language):
         not 'nos 3 enfants', 'pour nos 3 à 5 ans')."""
         noun = "".join(ctx.words_before[-1:]).lower() in self.PLURAL_ARTICLES
         if noun and cur.startswith(pos, "nos ") and is_digit(cur.at(pos + 4)):
-            return Span(pos + 3, "locale", self.code, info="numéros")
+            return self.locale_span(pos + 3, "numéros")
         word = next((w for w in ("de", "que") if cur.startswith(pos, w + " ", fold=True)), "")
         if word and is_digit(cur.at(end := pos + len(word) + 1)) and (span := self._numeric(cur, end, end, replace(
                 ctx, prev_word=word, words_before=(*ctx.words_before, ctx.prev_word)))).kind == "locale" and re.match(

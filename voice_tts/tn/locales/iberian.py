@@ -7,6 +7,8 @@ a unit per another ("GB/s" gigabytes por segundo).
 
 from __future__ import annotations
 
+import string
+
 from voice_tts.tn import cldr, lexer
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context
@@ -46,11 +48,7 @@ class Iberian(Language):
     def abbreviation(self, written: str) -> str | None:
         """Written in any case; read with a capital where written with one ('Sr.' → 'Senhor')."""
         reading = self.ABBREVIATIONS.get(written.lower())
-        return (
-            reading
-            if reading is None or not written[0].isupper()
-            else " ".join(w[0].upper() + w[1:] for w in reading.split())
-        )
+        return string.capwords(reading) if reading and written[0].isupper() else reading
 
     def address(self, text: str) -> str:
         """Piece by piece: words as written, digits one by one."""

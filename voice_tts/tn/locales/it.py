@@ -54,7 +54,7 @@ class Italian(Language):
         if street and cur.startswith(pos, "S. ") and (name := chunk_after(cur, pos + 2, str.isupper)):  # "Sant'Anna"
             saint = "Sant'" if name[0][0] in "AEIOU" else "Santa " if self.is_feminine(name[0].lower()) else (
                 "Santo " if re.match("S[^aeiou]", name[0]) else "San ")
-            return Span(name[1], "locale", self.code, info=saint + name[0])
+            return self.locale_span(name[1], saint + name[0])
         return super()._word(cur, pos, ctx)
 
     def clock(self, hours: int, minutes: int, seconds: int | None, marker: str, ctx: Context) -> str:

@@ -263,16 +263,11 @@ class Russian(Language):
         noun ('3/4 суммы' три четверти), a half joined to it ('1/2 стакана' полстакана) but after a count's preposition
         ('до ½ стакана' до половины); after one with no noun a noun too ('собран на 3/4' на три четверти)."""
         if any(cur.startswith(end, w) for w in _WORD_UNITS):
-            return Span(
-                end,
-                "locale",
-                self.code,
-                self.fraction_before(cur, end, numerator, denominator, ctx, True),
-                agreement="legal part",
-            )
+            reading = self.fraction_before(cur, end, numerator, denominator, ctx, True)
+            return self.locale_span(end, reading, "legal part")
         if (floor := chunk_after(cur, end, is_letter)) and floor[0] == "эт" and cur.at(k := floor[1]) == ".":
             reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
-            return locale_span(k + (not self._period_ends_sentence(cur, k)), reading, self.code)
+            return self.locale_span(k + (not self._period_ends_sentence(cur, k)), reading)
         # 'собран на 3/4,'
         counting = _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS
         bare = (noun := chunk_after(cur, end, is_letter)) is None and counting
@@ -285,8 +280,8 @@ class Russian(Language):
         ):
             return None
         if (numerator, denominator) == (1, 2) and not counting:
-            return locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0], self.code)
-        return locale_span(end, reading, self.code)
+            return self.locale_span(noun[1], "пол" + "-" * (noun[0][0] in "аеёиоуыэюял") + noun[0])
+        return self.locale_span(end, reading)
 
     def fraction_before(
         self, cur: Cursor, end: int, numerator: int, denominator: int, ctx: Context, named: bool = False
@@ -354,7 +349,7 @@ class Russian(Language):
     def date(self, day: int, month: int, year: int | None, ctx: Context) -> str:
         """'31.01.06' тридцать первое января ноль шестого; first in a sentence named: nominative ('08.12 — …')."""
         first = not (ctx.prev_word or ctx.words_before) and ctx.last_visible != ","  # 'Матч — 22.03' двадцать второго
-        return _date(day, month, year, "nominative" if first else _date_case(ctx))
+        return super().date(day, month, year, replace(ctx, agreement="nominative") if first else ctx)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
         """A date with its year noun glued on ('6/3/1006г') or its month abbreviated between hyphens
@@ -364,7 +359,7 @@ class Russian(Language):
         if m := _COMPOUND.fullmatch(token):  # '25-летие' двадцатипятилетие, '3-комнатная' трёхкомнатная
             return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
         if (m := _WORD_DATE.fullmatch(token.lower())) and m["month"] in MONTH_INDEX and 1 <= int(m["d"]) <= 31:
-            return _date(int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, _date_case(ctx))
+            return Language.date(self, int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, ctx)
         if IP.fullmatch(token) and not GROUPED.fullmatch(token):
             return " точка ".join(digits(part) for part in token.split("."))
         # a product's version ('Android 14.1' четырнадцать точка один): a Russian decimal is written with a comma
@@ -392,7 +387,10 @@ class Russian(Language):
         return ordinal(day, "n", _date_case(ctx))
 
     def year(self, n: int) -> str:
-        """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года."""
+        """The year of a full date, with its noun: 'пятого мая 2027', '15.03.2027' … двадцать седьмого года; one of two
+        digits written '86' or '06' is read as written ('восемьдесят шестого', 'ноль шестого')."""
+        if n < 100:
+            return f"{'ноль ' if n < 10 else ''}{ordinal(n, 'm', 'genitive')}"
         return ordinal(n, "m", "genitive") + " года"
 
     def phone_digits(self, text: str) -> str:
@@ -402,7 +400,7 @@ class Russian(Language):
             _phone(text)
             if PHONE.fullmatch(text)
             else (
-                " ".join(map(_group, re.findall(r"\d+", text)))
+                " ".join(map(self._zeros_then_number, re.findall(r"\d+", text)))
                 if _SPACED_PHONE.fullmatch(text)
                 else _fallback(_plain(text))
             )
@@ -505,7 +503,7 @@ class Russian(Language):
 
     def _country_code_phone(self, cur: Cursor, pos: int) -> Span | None:
         """'+7 495 123-45-67', '+7(495)1234567', '(495) 123-45-67', in the groups libphonenumber gives (`_phone`)."""
-        return None if (end := _phone_end(cur, pos)) is None else locale_span(end, _phone(cur.text[pos:end]), self.code)
+        return None if (end := _phone_end(cur, pos)) is None else self.locale_span(end, _phone(cur.text[pos:end]))
 
     _bracketed_phone = _country_code_phone
 
@@ -539,9 +537,9 @@ class Russian(Language):
         # 'С 2 января' Со второго
         if number and number.kind == "locale" and re.match("вт|ст" if low == "с" else "вт", number.info):
             # 'во 2 квартале', 'с 100 ₽' со ста
-            return Span(end, "locale", self.code, cur.text[pos:end] + "о", agreement=ctx.agreement)
+            return self.locale_span(end, cur.text[pos:end] + "о", ctx.agreement)
         if numeric_spans.is_address(cur.text[pos:run]):
-            return locale_span(run, self.address(cur.text[pos:run]), self.code)
+            return self.locale_span(run, self.address(cur.text[pos:run]))
         if (
             (days := re.fullmatch(r"(\w+)[-–](\w+)", low))
             and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys()
@@ -551,19 +549,17 @@ class Russian(Language):
                 for day, case in zip(days.groups(), ("genitive", "accusative"))
             )
             # 'пн–пт', 'ср–вс' со среды
-            return locale_span(
-                end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}", self.code
-            )
+            return self.locale_span(end, f"с{'о' * bool(re.match('[взсшж][^аеёиоуыэюя]', first))} {first} по {last}")
         # a unit alone: after 'за' accusative ('за т' тонну), after an adjective nominative ('каждый новый км'; no 'г.')
         before = ctx.prev_word.lower()
         adjective = len(low) > 1 and low in _AFTER and ru_morph.adjective_gender(before)
         case = "accusative" if before == "за" else "nominative" if adjective else ""
         if low in _AFTER and case and (unit := next((u for u in _LONGEST_UNITS_FIRST
                 if cur.startswith(pos, u, fold=True) and not is_letter(cur.at(pos + len(u)))), None)):
-            return locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case), self.code)
+            return self.locale_span(pos + len(unit), _unit_form(UNITS[unit][:3], 1, case))
         if low in _WORDS["dated_weekdays"] and cur.at(end) == ",":  # its date in its case: 'суббота, 12.09' двенадцатое
-            return Span(end, "locale", self.code, cur.text[pos:end],
-                        agreement=_day_case(before) if before in _PREPOSITION_CASES else "nominative")
+            case = _day_case(before) if before in _PREPOSITION_CASES else "nominative"
+            return self.locale_span(end, cur.text[pos:end], case)
         for written in self.LONGEST_ABBREVIATIONS_FIRST:  # 'и т. д.', 'до н. э.', 'и пр.': in any case
             if written.startswith(low) and written[len(low):len(low) + 1] in (".", " ", "") and cur.startswith(
                     pos, written, fold=True) and not is_letter(cur.at(pos + len(written))):
@@ -585,8 +581,9 @@ class Russian(Language):
                 )
                 reading = ru_morph.inflect(reading, "dative", True) if weekly else (
                     ru_morph.phrase_in_case(reading, case) if case else reading)
-                return Span(pos + len(written), "locale", self.code, reading, agreement="weekly" if weekly else
-                            _day_case(p) if weekday and case else "")  # its date its case: 'на вт, 9 февраля' девятое
+                # its date its case: 'на вт, 9 февраля' девятое
+                agreement = "weekly" if weekly else _day_case(p) if weekday and case else ""
+                return self.locale_span(pos + len(written), reading, agreement)
         return super()._word(cur, pos, ctx)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
@@ -600,7 +597,7 @@ class Russian(Language):
             return span
         noun = ru_morph.noun(ctx.prev_word) if chaptered else None
         agreeing = noun and not noun.forms[0][0] and ordinal_agreeing(value, noun, noun.forms[0][1])  # singular
-        return locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value)), self.code) if (
+        return self.locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value))) if (
             numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN)) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
@@ -621,20 +618,20 @@ class Russian(Language):
                 *_whole_and_decimals(amount), self.unit(unit[1:-1]), ctx, "nominative" * over.isdecimal()
             )
             # a pressure as said: 'до 140/90' до сто сорок на девяносто
-            return locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading, self.code)
+            return self.locale_span(end, f"{cardinal(int(over))} на {reading}" if over.isdecimal() else reading)
         span = super()._numeric(cur, pos, body, ctx, sign, currency)
         end = self._units_end(cur, span.end)
         after = [word for word in re.split(r"[\s.]+", cur.text[span.end:end].lower()) if word]
         raw = _plain(cur.text[pos:end])
         if m := re.fullmatch(r"(\d+(?:,\d+)?) кв\.? м\.?", raw):  # square metres
-            return locale_span(end, self._counted_quantity(*_whole_and_decimals(m[1]), self.unit("м²"), ctx), self.code)
+            return self.locale_span(end, self._counted_quantity(*_whole_and_decimals(m[1]), self.unit("м²"), ctx))
         if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
-            return locale_span(end, reading, self.code)
+            return self.locale_span(end, reading)
         per = PRICE_PER if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else PER
         words = [per[w[1:]] if w[0] == "/" else _JOINED_AFTER.get(w) or UNITS.get(w, (w,) * 3)[2] for w in after]
         if span.info.endswith(" года") and words[:1] == ["года"]:  # a full date names its year's noun already
             words = words[1:]
-        return locale_span(end, " ".join([span.info, *words]), self.code)
+        return self.locale_span(end, " ".join([span.info, *words]))
 
     def _units_end(self, cur: Cursor, end: int) -> int:
         """The units, currencies and scale words after a number ('2,5 тыс руб.', '3-5 кг'), an abbreviation's period
@@ -678,7 +675,7 @@ class Russian(Language):
     def find_span(self, cur: Cursor, pos: int, ctx: Context) -> Span | None:
         c, before = cur.at(pos), ctx.prev_word.lower()
         if ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and c in _DASHES:  # '3 – 5 кг': the dash is 'до'
-            return Span(pos + 1, "locale", self.code, agreement=ctx.agreement)
+            return self.locale_span(pos + 1, "", ctx.agreement)
         sign = c == "№" or c == "#" and is_digit(cur.at(pos + 1))  # '#5' as '№5'
         if sign and (case := _WORDS["number_sign_cases"].get(before)):  # 'под № 4471' под номером
             return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
@@ -975,15 +972,6 @@ def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
 
 
-def _date(day: int, month: int, year: int | None, day_case: str) -> str:
-    """A year written in full carries its noun ('… двадцать седьмого года'); one of two digits
-    written '86' or '06' is read as written ('восемьдесят шестого', 'ноль шестого')."""
-    reading = f"{ordinal(day, 'n', day_case)} {MONTHS_GENITIVE[month - 1]}"
-    if year is not None and year < 100:
-        return f"{reading} {'ноль ' if year < 10 else ''}{ordinal(year, 'm', 'genitive')}"
-    return reading if year is None else f"{reading} {RULES.year(year)}"
-
-
 def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | None:
     """(day, month, year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not '1.12.05', a version;
     with hyphens 'xx-xx-xx' a city's telephone number, but where `separators` has them)."""
@@ -1081,14 +1069,7 @@ def _phone(raw: str) -> str:
     words = ["плюс"] if (international := raw.lstrip().startswith("+")) else []
     groups = cldr.phone_groups(raw, "RU", international) or re.findall(r"\d+", raw)
     # no trunk prefix where none is written
-    return " ".join(words + [_group(g) for g in groups[raw.startswith("(") and groups[0] == "8":]])
-
-
-def _group(written: str) -> str:
-    """A group of digits as a number, its leading zeros one by one ('01' ноль один, '00' ноль ноль)."""
-    return " ".join(
-        ["ноль"] * (len(written) - len(rest := written.lstrip("0"))) + ([cardinal(int(rest))] if rest else [])
-    )
+    return " ".join(words + [RULES._zeros_then_number(g) for g in groups[raw.startswith("(") and groups[0] == "8":]])
 
 
 def _fallback(text: str) -> str:
