@@ -49,6 +49,8 @@ def noun_gender(noun: str) -> str:
         head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
         if head in _GENDERS:
             return _GENDERS[head]
+    if noun[:1].islower() and not noun.islower():  # a loan word's small first letter ('iPhone', 'eBook'): neuter
+        return "n"
     return next((gender for gender, endings in _GENDER_ENDINGS.items() if noun.endswith(endings)), "m")
 
 
@@ -365,9 +367,12 @@ def _apposition(ctx: Context, date: bool = False) -> str:
 def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
     """The adjective ('' where none) and the noun that follow `end` ('neue Nachricht'), or None."""
     adjective = chunk_after(cur, end, str.islower)
-    if adjective is not None and not adjective[0].endswith(_ADJECTIVE_ENDINGS):
+    if adjective is not None and not adjective[0].islower():  # 'eSIM', 'iPhone': a noun with a small first letter
+        adjective, noun = None, adjective
+    elif adjective is not None and not adjective[0].endswith(_ADJECTIVE_ENDINGS):
         return None
-    noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
+    else:
+        noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
     head = noun and noun[0].endswith("er") and noun[0] not in _MEASURE_NOUNS and chunk_after(cur, noun[1], str.isupper)
     noun = head if head and head[0] not in _PRONOUNS else noun  # a place's adjective: '1 Schwarzwälder Torte' eine
     noun = noun[0].rstrip(".,;:!?") if noun else ""

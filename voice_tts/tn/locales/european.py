@@ -98,6 +98,7 @@ _TABLES: dict[str, Callable] = {name: kind for kind, names in (
 
 
 _AND_WORDS = frozenset(("and", "e", "y", "et", "und", "и"))
+_OR_WORDS = ("ou", "o", "u")  # between two numbers of one noun: '1 ou 2 faturas' uma ou duas, '1 o 2 semanas' una
 
 
 def listed_roman(ctx: Context) -> Context:
@@ -127,6 +128,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     NUMBER_WORD = ""  # '#5'
     # after them a number and a capital is a seat ('posto 11A' undici A), no unit
     SEAT_WORDS: frozenset[str] = frozenset()
+    STREET_WORDS: frozenset[str] = frozenset()  # a house number before one is no count ('21 rue Pasteur' vingt et un)
     BEFORE_NUMBER: dict[str, str] = {}  # capitals read so before a number only ('WS 2026/27' Wintersemester, 'S1')
     # A range's word after 'tra', 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a
     # Roman ordinal feminine; a decimal over a scale's top ('14,5/20' sur vingt); words making a unit's symbol its name.
@@ -1318,8 +1320,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None  # it names the noun or code before it ('el vuelo 21 sale', 'IB 3171 sale'; not 'PVP 21 euros')
         of = after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2  # '21 poltronas de 240'
         noun = one if of and (one := self.singular(nouns[0])) != nouns[0] else self.noun_after(cur, end)
-        if noun is None or 1900 <= n < 2100 and not self.is_plural(noun):
-            return None  # a year counts nothing: 'A matrícula para 2027 custa' dois mil (not the verb's duas)
+        # a year counts nothing: 'A matrícula para 2027 custa' dois mil (not the verb's duas); nor does a house number,
+        # before its street or a singular word no noun ('Av. Paulista, 1.578 funciona' mil quinhentos)
+        unknown = n > 1 and after and after[0] == noun and not is_known_noun(self.code, noun)
+        if noun is None or noun in self.STREET_WORDS or not self.is_plural(noun) and (1900 <= n < 2100 or unknown):
+            return None
         return self.counted(n, self.is_feminine(noun))
 
     def values_noun_before(self, ctx: Context) -> bool:
@@ -1331,7 +1336,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def noun_after(self, cur: Cursor, end: int) -> str | None:
         """The noun a number ending at `end` counts, past a range's last number ('de 2 a 4 horas', '2-4 horas')."""
-        if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
+        if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND, *_OR_WORDS) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
         noun = after and after[0].partition("/")[0]  # '1 gota/kg' uma gota por quilo

@@ -40,7 +40,7 @@ class Italian(Language):
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
         return (
             _one_before(count, noun)
-            if count and (noun := chunk_after(cur, end, is_letter)[0]) not in ("a", "e")
+            if count and (noun := chunk_after(cur, end, is_letter)[0]) not in ("a", "e", "o")
             else count
         )
 
