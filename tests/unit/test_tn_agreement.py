@@ -77,6 +77,7 @@ READINGS = [
     ("es", "Llega en 1 o 2 semanas.", "Llega en una o dos semanas."),
     ("it", "Arriva in 1 o 2 settimane.", "Arriva in una o due settimane."),
     ("fr", "Il arrive en 1 ou 2 semaines.", "Il arrive en une ou deux semaines."),
+    ("it", "Aggiungi 1 noce di burro e 1 radice di zenzero.", "Aggiungi una noce di burro e una radice di zenzero."),
     # a noun written with a small first letter: its last part's gender, else neuter
     ("de", "Sie bekommen 1 eSIM und 1 iPad.", "Sie bekommen eine eSIM und ein iPad."),
 ]
