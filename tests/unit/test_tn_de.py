@@ -371,6 +371,9 @@ READINGS = [
      "fünfundvierzig; Sprechstunde von acht Uhr dreißig bis zwölf Uhr."),
     # a Roman numeral after 'und' and one read is read as that one is
     ("Lest Kapitel IX und X bis Montag.", "Lest Kapitel neun und zehn bis Montag."),
+    # a unit abbreviation's period after a fraction or a range is the unit's, as after a whole number
+    ("Planen Sie 2½ Std. Fahrzeit und 10–15 Min. Pause ein, gesamt 1 ½ Std.",
+     "Planen Sie zweieinhalb Stunden Fahrzeit und zehn bis fünfzehn Minuten Pause ein, gesamt eineinhalb Stunden."),
 ]
 
 

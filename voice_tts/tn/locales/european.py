@@ -1377,11 +1377,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     counted = counted.partition(" ")[2] if per and counted.startswith(self.HALF_BEFORE) else counted
                     return self.locale_span(m, counted)
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
-                if (
-                    unit := self.unit_at(cur, written, m, ctx)
-                    or self.unit_at(cur, written + cur.at(m), m + 1, ctx)
-                    or getattr(self.currency(written), "major", None)
-                ) is not None:
+                if (unit := self.unit_at(cur, written, m, ctx)) is None and (
+                        unit := self.unit_at(cur, written + cur.at(m), m + 1, ctx)) is not None:
+                    m += not self._ends_sentence(cur, m + 1, by_capital=False)  # '3½ Std. Kochzeit': the unit's period
+                if (unit := unit or getattr(self.currency(written), "major", None)) is not None:
                     # 'trois quarts de pouce'
                     noun = (
                         self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2]
