@@ -132,6 +132,8 @@ class German(Language):
             ):
                 case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")
                 span, span.agreement = weekday, _APPOSITION[case]  # a date follows: 'am Do., 18.03.' dem achtzehnten
+        if span is not None:  # a clock range's first full hour says no 'Uhr' its last says ('18:00–19:15' achtzehn bis)
+            span.info = re.sub(r"^(\w+) Uhr (?=bis )", r"\1 ", span.info)
         if span is not None and ctx.last_spoken:  # as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
@@ -271,14 +273,6 @@ class German(Language):
 
     def hours_from(self, ctx: Context) -> str:
         return ""  # no 'von' the text does not write ('Di.–Fr. 10–18:30 Uhr' zehn bis achtzehn Uhr dreißig)
-
-    def _clock_or_date(self, cur: Cursor, pos: int, end: int, token: str, ctx: Context) -> Span | None:
-        """A clock range's first full hour says no 'Uhr' its last end says ('18:00–19:15' achtzehn bis neunzehn Uhr
-        fünfzehn; '7:30–9:00' sieben Uhr dreißig bis neun Uhr)."""
-        span = super()._clock_or_date(cur, pos, end, token, ctx)
-        if span is not None and (full_hour := re.match(rf"(\w+) Uhr( {self.HOURS_TO} )", span.info)):
-            span.info = full_hour.expand(r"\1\2") + span.info[full_hour.end():]
-        return span
 
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours)} Uhr"

@@ -98,7 +98,6 @@ _TABLES: dict[str, Callable] = {name: kind for kind, names in (
 
 
 _AND_WORDS = frozenset(("and", "e", "y", "et", "und", "и"))
-_OR_WORDS = ("ou", "o", "u")  # between two numbers of one noun: '1 ou 2 faturas' uma ou duas, '1 o 2 semanas' una
 
 
 def listed_roman(ctx: Context) -> Context:
@@ -119,7 +118,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DECIMAL_WORD = ""
     PERCENT = ""
     PER = ""
-    RANGE = ""
+    RANGE = OR = ""  # 'or' between two numbers of one noun: '1 ou 2 faturas' uma ou duas
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     # names after which a Roman numeral is an ordinal, besides English's and women's
@@ -1336,7 +1335,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def noun_after(self, cur: Cursor, end: int) -> str | None:
         """The noun a number ending at `end` counts, past a range's last number ('de 2 a 4 horas', '2-4 horas')."""
-        if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND, *_OR_WORDS) and (
+        if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND, self.OR) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
         noun = after and after[0].partition("/")[0]  # '1 gota/kg' uma gota por quilo
