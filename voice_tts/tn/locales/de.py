@@ -230,7 +230,7 @@ class German(Language):
         unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
         case = _quantity_case(ctx)
         # a share, a noun: 'von ¼ des Preises' einem Viertel
-        if not unit and (not found or found[0] in ("des", "der", "eines", "einer")):
+        if not unit and (not found or found[0] in _WORDS["genitive_articles"]):
             # 'zu ¾' zu drei Vierteln
             one = cldr.cardinal("de", 1, _ONE[case]["n"]) if numerator == 1 else self.counted(numerator)
             return (
@@ -307,8 +307,8 @@ class German(Language):
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
 _ADJECTIVES = frozenset(_WORDS["abbreviated_adjectives"])  # the readings of abbreviated adjectives: 'mtl.' monatlich
-_LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
-_SIZE_CUES = ("à", "je", "zu")  # before a list member's size or price, which leaves the list's case as it was
+_LIST_WORDS, _MEASURE_NOUNS = _WORDS["list_words"], frozenset(_WORDS["measure_nouns"])
+_SIZE_CUES = _WORDS["size_cues"]  # before a list member's size or price, which leaves the list's case as it was
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
 # a car's plate 'B-MW 123E'; codes: english.REFERENCE
 _PLATE = re.compile(r"[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} [1-9]\d{0,3}[EH]?\Z")
@@ -348,7 +348,7 @@ def _quantity_case(ctx: Context) -> str:
 
 def _is_noun(word: str) -> bool:
     """Whether `word` is a noun de_genders.json lists, or its plural or genitive ('Personen', 'Kinder')."""
-    return any(word.removesuffix(ending) in _GENDERS for ending in ("", "n", "en", "er", "s"))
+    return any(word.removesuffix(ending) in _GENDERS for ending in _WORDS["noun_endings"])
 
 
 def _ending(cue: str, gender: str) -> str:
