@@ -56,7 +56,6 @@ def noun_gender(noun: str) -> str:
 
 class German(Language):
     code = "de"
-    SENTENCE_FINAL = Language.SENTENCE_FINAL | frozenset(_WORDS["sentence_final"])
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """In the case the nearest lower-case word (or cue) before the name and its titles gives, or its genitive -s: 'Ludwig

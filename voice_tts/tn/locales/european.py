@@ -88,9 +88,9 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 # plural, feminine?], a currency as [main unit, minor unit].
 _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
-    (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
+    (frozenset, "extensions clock_cues rulers seat_words street_words sentence_final clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half singular_endings"), (frozenset, "room_words"),
+    (dict, "day_parts"), (tuple, "half_before digit_cues half singular_endings"), (frozenset, "room_words short_units"),
     (lambda rows: tuple(map(tuple, rows)), "plural_endings code_words"),
     (lambda table: {w: Unit(*names) for w, names in table.items()}, "units scales money_scales"),
     (lambda table: {w: Currency(Unit(*one), Unit(*minor)) for w, (one, minor) in table.items()}, "currencies"),
@@ -214,8 +214,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.);
     # Russian gives it back.
     PERIOD_ENDS_SENTENCE = True
-    # Abbreviations whose period may also end the sentence.
-    SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
+    # Abbreviations whose period may also end the sentence (`<code>_words.json` "sentence_final": 'etc.', 'usw.').
+    SENTENCE_FINAL = frozenset()
     # The words before the first of an abbreviation's periods ('z' of 'z.B.'): only after one of
     # them may a period and a space be an abbreviation's inner space ('z. B.').
     SPACED_ABBREVIATION_HEADS: frozenset[str] = frozenset()
