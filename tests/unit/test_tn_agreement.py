@@ -66,6 +66,20 @@ READINGS = [
     ("ru", "Доставят в отель 18.01.2027.", "Доставят в отель восемнадцатого января две тысячи двадцать седьмого года."),
     ("de", "Geben Sie 10 ml auf 1 l Wasser, mit 1 kg Mehl.", "Geben Sie zehn Milliliter auf einen Liter Wasser, mit einem Kilogramm Mehl."),
     ("ru", "до $2342.65", "до двух тысяч трёхсот сорока двух долларов шестидесяти пяти центов"),
+    # a house number agrees with no word: not the verb after it, not its street after it
+    ("pt", "A loja da Rua Augusta, 1.522 abre cedo e vende 2 camisas.",
+     "A loja da Rua Augusta, mil quinhentos e vinte e dois abre cedo e vende duas camisas."),
+    ("es", "La tienda de la C/ Mayor, 201 cierra a las 8.", "La tienda de la Calle Mayor, doscientos uno cierra a las ocho."),
+    ("fr", "Le cabinet du 21 rue Pasteur ferme au 1 avenue Foch.",
+     "Le cabinet du vingt-et-un rue Pasteur ferme au un avenue Foch."),
+    # numbers joined by 'or' before one noun all agree with it
+    ("pt", "Chega em 1 ou 2 semanas.", "Chega em uma ou duas semanas."),
+    ("es", "Llega en 1 o 2 semanas.", "Llega en una o dos semanas."),
+    ("it", "Arriva in 1 o 2 settimane.", "Arriva in una o due settimane."),
+    ("fr", "Il arrive en 1 ou 2 semaines.", "Il arrive en une ou deux semaines."),
+    ("it", "Aggiungi 1 noce di burro e 1 radice di zenzero.", "Aggiungi una noce di burro e una radice di zenzero."),
+    # a noun written with a small first letter: its last part's gender, else neuter
+    ("de", "Sie bekommen 1 eSIM und 1 iPad.", "Sie bekommen eine eSIM und ein iPad."),
 ]
 
 

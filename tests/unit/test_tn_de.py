@@ -365,12 +365,18 @@ READINGS = [
     # a slash pair after 'Blutdruck' is a pressure, 'zu', never a fraction; after 'am' a date
     ("Der Blutdruck betrug gestern 118/76, am 12/8 war er höher.",
      "Der Blutdruck betrug gestern hundertachtzehn zu sechsundsiebzig, am zwölften August war er höher."),
-    # a range of a clock time and a bare hour reads both ends as times, as two clock times are read
+    # a range of a clock time and a bare hour reads both ends as times, as two clock times are read; no 'von' the
+    # text does not write, no 'Uhr' after a full hour the last end says
     ("Die Bringzeit ist 7:30–9 Uhr, die Abholung 15–16:45 Uhr; Sprechstunde 8.30-12 Uhr.",
-     "Die Bringzeit ist von sieben Uhr dreißig bis neun Uhr, die Abholung von fünfzehn Uhr bis sechzehn Uhr "
-     "fünfundvierzig; Sprechstunde von acht Uhr dreißig bis zwölf Uhr."),
+     "Die Bringzeit ist sieben Uhr dreißig bis neun Uhr, die Abholung fünfzehn bis sechzehn Uhr "
+     "fünfundvierzig; Sprechstunde acht Uhr dreißig bis zwölf Uhr."),
+    ("Der Kurs läuft freitags 17:00–18:45 Uhr, samstags von 9:00–11:30.",
+     "Der Kurs läuft freitags siebzehn bis achtzehn Uhr fünfundvierzig, samstags von neun bis elf Uhr dreißig."),
     # a Roman numeral after 'und' and one read is read as that one is
     ("Lest Kapitel IX und X bis Montag.", "Lest Kapitel neun und zehn bis Montag."),
+    # a unit abbreviation's period after a fraction or a range is the unit's, as after a whole number
+    ("Planen Sie 2½ Std. Fahrzeit und 10–15 Min. Pause ein, gesamt 1 ½ Std.",
+     "Planen Sie zweieinhalb Stunden Fahrzeit und zehn bis fünfzehn Minuten Pause ein, gesamt eineinhalb Stunden."),
 ]
 
 

@@ -248,6 +248,8 @@ READINGS = [
     # a flight's four digits in pairs; a year before a verb counts nothing ('2021 reste' deux mille vingt-et-un)
     ("Le vol AF 1092 part ; la cotisation 2021 reste due.",
      "Le vol A F dix quatre-vingt-douze part ; la cotisation deux mille vingt-et-un reste due."),
+    # a code's word before a colon French writes with a space before it still names the number after it
+    ("Code d'accès : 318 406, code PIN : 5521.", "Code d'accès : trois un huit quatre zéro six, code PIN : cinq cinq deux un."),
 ]
 
 

@@ -234,7 +234,7 @@ READINGS = [
     ('Compri 2,5 kg di patate e 1,5 l di latte; il sentiero è di 3,5 km.',
      'Compri due chili e mezzo di patate e un litro e mezzo di latte; il sentiero è di tre chilometri e mezzo.'),
     ("Il treno 108 parte al 45' del primo tempo, nel XV sec.; i km e i mq sono inclusi.",
-     'Il treno centootto parte al quarantacinquesimo del primo tempo, nel quindicesimo secolo; i chilometri e i metri quadri sono inclusi.'),
+     'Il treno centotto parte al quarantacinquesimo del primo tempo, nel quindicesimo secolo; i chilometri e i metri quadri sono inclusi.'),
     # a ruler's numeral in a quoted title stays his; 'ha' before a participle is the verb, no hectares
     ("Stasera l'«Enrico IV» di Pirandello; la n. 4 ha vinto, su 10 ha coltivati.",
      "Stasera l'«Enrico quarto» di Pirandello; la numero quattro ha vinto, su dieci ettari coltivati."),

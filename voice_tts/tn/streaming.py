@@ -435,9 +435,11 @@ def _update(ctx: Context, span: Span, raw: str, spoken: str, mode: str | None) -
     elif kind == "han":  # Chinese, Japanese: the last characters of the run ('邮编', '电话', '末尾')
         ctx.prev_word = (ctx.prev_word + raw)[-_HAN_WORD_CHARS:] if is_han(before) else raw
     elif kind == "punct" and (
-        (raw in "：:" and before.isalpha()) or (raw == "," and ctx.prev_word in english.EXAMPLE_WORDS)
+        (raw in "：:" and (before.isalpha() or before == " " and ctx.prev_word))
+        or (raw == "," and ctx.prev_word in english.EXAMPLE_WORDS)
     ):
-        # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829', 'e.g., 10001': the word still names what the number is
+        # '邮编：100080', 'код подтверждения: 482913', 'Code: 4829', 'code de retrait : 418 207' (French spaces its
+        # colon), 'e.g., 10001': the word still names what the number is
         pass
     # 'ваш код — 482913': a code's word, no case's
     elif kind == "punct" and raw in "—–" and not before.isalpha() and ctx.prev_word:

@@ -49,12 +49,13 @@ def noun_gender(noun: str) -> str:
         head = noun[i:] if i == 0 else noun[i].upper() + noun[i + 1:]
         if head in _GENDERS:
             return _GENDERS[head]
+    if noun[:1].islower() and not noun.islower():  # a loan word's small first letter ('iPhone', 'eBook'): neuter
+        return "n"
     return next((gender for gender, endings in _GENDER_ENDINGS.items() if noun.endswith(endings)), "m")
 
 
 class German(Language):
     code = "de"
-    SENTENCE_FINAL = Language.SENTENCE_FINAL | frozenset(_WORDS["sentence_final"])
 
     def regnal(self, n: int, feminine: bool, ctx: Context) -> str:
         """In the case the nearest lower-case word (or cue) before the name and its titles gives, or its genitive -s: 'Ludwig
@@ -130,6 +131,8 @@ class German(Language):
             ):
                 case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")
                 span, span.agreement = weekday, _APPOSITION[case]  # a date follows: 'am Do., 18.03.' dem achtzehnten
+        if span is not None:  # a clock range's first full hour says no 'Uhr' its last says ('18:00–19:15' achtzehn bis)
+            span.info = re.sub(r"^(\w+) Uhr (?=bis )", r"\1 ", span.info)
         if span is not None and ctx.last_spoken:  # as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
@@ -226,7 +229,7 @@ class German(Language):
         unit, found = (after := chunk_after(cur, end, is_letter)) and self.unit(after[0]), _noun_after(cur, end)
         case = _quantity_case(ctx)
         # a share, a noun: 'von ¼ des Preises' einem Viertel
-        if not unit and (not found or found[0] in ("des", "der", "eines", "einer")):
+        if not unit and (not found or found[0] in _WORDS["genitive_articles"]):
             # 'zu ¾' zu drei Vierteln
             one = cldr.cardinal("de", 1, _ONE[case]["n"]) if numerator == 1 else self.counted(numerator)
             return (
@@ -267,6 +270,9 @@ class German(Language):
     def year(self, n: int) -> str:
         return cldr.year("de", n) if 1100 <= n < 2000 else self.cardinal(n)
 
+    def hours_from(self, ctx: Context) -> str:
+        return ""  # no 'von' the text does not write ('Di.–Fr. 10–18:30 Uhr' zehn bis achtzehn Uhr dreißig)
+
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours)} Uhr"
 
@@ -300,8 +306,8 @@ class German(Language):
 _ADJECTIVE_ENDINGS = ("e", "en", "er", "es", "em")
 _PRONOUNS, _HEDGES = frozenset(_WORDS["pronouns"]), frozenset(_WORDS["hedges"])  # capitalized, no noun; 'ca.'
 _ADJECTIVES = frozenset(_WORDS["abbreviated_adjectives"])  # the readings of abbreviated adjectives: 'mtl.' monatlich
-_LIST_WORDS, _MEASURE_NOUNS = ("und", "oder", "bzw", "beziehungsweise"), frozenset(_WORDS["measure_nouns"])
-_SIZE_CUES = ("à", "je", "zu")  # before a list member's size or price, which leaves the list's case as it was
+_LIST_WORDS, _MEASURE_NOUNS = _WORDS["list_words"], frozenset(_WORDS["measure_nouns"])
+_SIZE_CUES = _WORDS["size_cues"]  # before a list member's size or price, which leaves the list's case as it was
 _PASSED = {*_HEDGES, *map(str.title, _HEDGES), *(p for p in _PRONOUNS if p.lower() not in _ORDINAL_CUES)}
 # a car's plate 'B-MW 123E'; codes: english.REFERENCE
 _PLATE = re.compile(r"[A-ZÄÖÜ]{1,3}-[A-Z]{1,2} [1-9]\d{0,3}[EH]?\Z")
@@ -341,7 +347,7 @@ def _quantity_case(ctx: Context) -> str:
 
 def _is_noun(word: str) -> bool:
     """Whether `word` is a noun de_genders.json lists, or its plural or genitive ('Personen', 'Kinder')."""
-    return any(word.removesuffix(ending) in _GENDERS for ending in ("", "n", "en", "er", "s"))
+    return any(word.removesuffix(ending) in _GENDERS for ending in _WORDS["noun_endings"])
 
 
 def _ending(cue: str, gender: str) -> str:
@@ -365,9 +371,12 @@ def _apposition(ctx: Context, date: bool = False) -> str:
 def _noun_after(cur: Cursor, end: int) -> tuple[str, str] | None:
     """The adjective ('' where none) and the noun that follow `end` ('neue Nachricht'), or None."""
     adjective = chunk_after(cur, end, str.islower)
-    if adjective is not None and not adjective[0].endswith(_ADJECTIVE_ENDINGS):
+    if adjective is not None and not adjective[0].islower():  # 'eSIM', 'iPhone': a noun with a small first letter
+        adjective, noun = None, adjective
+    elif adjective is not None and not adjective[0].endswith(_ADJECTIVE_ENDINGS):
         return None
-    noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
+    else:
+        noun = chunk_after(cur, adjective[1] if adjective else end, str.isupper)
     head = noun and noun[0].endswith("er") and noun[0] not in _MEASURE_NOUNS and chunk_after(cur, noun[1], str.isupper)
     noun = head if head and head[0] not in _PRONOUNS else noun  # a place's adjective: '1 Schwarzwälder Torte' eine
     noun = noun[0].rstrip(".,;:!?") if noun else ""

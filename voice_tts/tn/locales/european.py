@@ -88,9 +88,9 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 # plural, feminine?], a currency as [main unit, minor unit].
 _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
-    (frozenset, "extensions clock_cues rulers seat_words street_words short_units clock_markers prepositions"),
+    (frozenset, "extensions clock_cues rulers seat_words street_words sentence_final clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
-    (dict, "day_parts"), (tuple, "half_before digit_cues half singular_endings"), (frozenset, "room_words"),
+    (dict, "day_parts"), (tuple, "half_before digit_cues half singular_endings"), (frozenset, "room_words short_units"),
     (lambda rows: tuple(map(tuple, rows)), "plural_endings code_words"),
     (lambda table: {w: Unit(*names) for w, names in table.items()}, "units scales money_scales"),
     (lambda table: {w: Currency(Unit(*one), Unit(*minor)) for w, (one, minor) in table.items()}, "currencies"),
@@ -118,7 +118,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     DECIMAL_WORD = ""
     PERCENT = ""
     PER = ""
-    RANGE = ""
+    RANGE = OR = ""  # 'or' between two numbers of one noun: '1 ou 2 faturas' uma ou duas
     RANGE_FROM = HOURS_FROM = HOURS_TO = ""  # 'da' 2 'a' 4 giorni; 'dalle' 9 'alle' 13
     PREPOSITIONS: frozenset[str] = frozenset()  # and articles: no RANGE_FROM after them ("entro 2–4 giorni")
     # names after which a Roman numeral is an ordinal, besides English's and women's
@@ -127,6 +127,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
     NUMBER_WORD = ""  # '#5'
     # after them a number and a capital is a seat ('posto 11A' undici A), no unit
     SEAT_WORDS: frozenset[str] = frozenset()
+    STREET_WORDS: frozenset[str] = frozenset()  # a house number before one is no count ('21 rue Pasteur' vingt et un)
     BEFORE_NUMBER: dict[str, str] = {}  # capitals read so before a number only ('WS 2026/27' Wintersemester, 'S1')
     # A range's word after 'tra', 'entre' ('tra 15-20' e); money per period ('€/mes' al mes); the articles that make a
     # Roman ordinal feminine; a decimal over a scale's top ('14,5/20' sur vingt); words making a unit's symbol its name.
@@ -213,8 +214,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     # Whether an abbreviation's period also ends the sentence it closes ('27 a.C.' antes de Cristo.);
     # Russian gives it back.
     PERIOD_ENDS_SENTENCE = True
-    # Abbreviations whose period may also end the sentence.
-    SENTENCE_FINAL = frozenset(("etc.", "usw.", "ecc.", "ca."))
+    # Abbreviations whose period may also end the sentence (`<code>_words.json` "sentence_final": 'etc.', 'usw.').
+    SENTENCE_FINAL = frozenset()
     # The words before the first of an abbreviation's periods ('z' of 'z.B.'): only after one of
     # them may a period and a space be an abbreviation's inner space ('z. B.').
     SPACED_ABBREVIATION_HEADS: frozenset[str] = frozenset()
@@ -1318,8 +1319,11 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None  # it names the noun or code before it ('el vuelo 21 sale', 'IB 3171 sale'; not 'PVP 21 euros')
         of = after is None and n < 1000 and nouns[-1] == self.SCALE_OF and len(nouns) == 2  # '21 poltronas de 240'
         noun = one if of and (one := self.singular(nouns[0])) != nouns[0] else self.noun_after(cur, end)
-        if noun is None or 1900 <= n < 2100 and not self.is_plural(noun):
-            return None  # a year counts nothing: 'A matrícula para 2027 custa' dois mil (not the verb's duas)
+        # a year counts nothing: 'A matrícula para 2027 custa' dois mil (not the verb's duas); nor does a house number,
+        # before its street or a singular word no noun ('Av. Paulista, 1.578 funciona' mil quinhentos)
+        unknown = n > 1 and after and after[0] == noun and not is_known_noun(self.code, noun)
+        if noun is None or noun in self.STREET_WORDS or not self.is_plural(noun) and (1900 <= n < 2100 or unknown):
+            return None
         return self.counted(n, self.is_feminine(noun))
 
     def values_noun_before(self, ctx: Context) -> bool:
@@ -1331,7 +1335,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
 
     def noun_after(self, cur: Cursor, end: int) -> str | None:
         """The noun a number ending at `end` counts, past a range's last number ('de 2 a 4 horas', '2-4 horas')."""
-        if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND) and (
+        if (after := chunk_after(cur, end, is_letter)) and after[0] in (self.RANGE, self.HALF_AND, self.OR) and (
                 last := chunk_after(cur, after[1], is_digit)):
             after = chunk_after(cur, last[1], is_letter)
         noun = after and after[0].partition("/")[0]  # '1 gota/kg' uma gota por quilo
@@ -1372,11 +1376,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
                     counted = counted.partition(" ")[2] if per and counted.startswith(self.HALF_BEFORE) else counted
                     return self.locale_span(m, counted)
                 written = cur.text[j:m]  # '5–7 J. umfasst', '1.500–2.000 €'
-                if (
-                    unit := self.unit_at(cur, written, m, ctx)
-                    or self.unit_at(cur, written + cur.at(m), m + 1, ctx)
-                    or getattr(self.currency(written), "major", None)
-                ) is not None:
+                if (unit := self.unit_at(cur, written, m, ctx)) is None and (
+                        unit := self.unit_at(cur, written + cur.at(m), m + 1, ctx)) is not None:
+                    m += not self._ends_sentence(cur, m + 1, by_capital=False)  # '3½ Std. Kochzeit': the unit's period
+                if (unit := unit or getattr(self.currency(written), "major", None)) is not None:
                     # 'trois quarts de pouce'
                     noun = (
                         self.of(unit.singular) if fraction and not fraction[0] and fraction[1] < fraction[2]

@@ -25,9 +25,8 @@ class Italian(Language):
     code = "it"
 
     def cardinal(self, n: int) -> str:
-        # cento keeps its o before otto, not before ottanta; a compound's last 'tre' is stressed, as CLDR writes
-        # 'ventitré'
-        return re.sub(r"(mille|mila)tre\b", r"\1tré", super().cardinal(n).replace("centotto", "centootto"))
+        # a compound's last 'tre' is stressed, as CLDR writes 'ventitré'
+        return re.sub(r"(mille|mila)tre\b", r"\1tré", super().cardinal(n))
 
     def counted(self, n: int, feminine: bool = False) -> str:
         return ("una" if feminine else "un") if n == 1 else self.cardinal(n)  # un euro, una sterlina; ventuno km
@@ -40,7 +39,7 @@ class Italian(Language):
         count = super().count_before_noun(cur, end, n, ctx) if n == 1 else None
         return (
             _one_before(count, noun)
-            if count and (noun := chunk_after(cur, end, is_letter)[0]) not in ("a", "e")
+            if count and (noun := chunk_after(cur, end, is_letter)[0]) not in ("a", "e", "o")
             else count
         )
 
