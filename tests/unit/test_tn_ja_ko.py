@@ -318,6 +318,10 @@ KO = [
     # a date with a middle dot naming an event: the month a number, the day digit by digit, a round ten a number
     ("8·15 광복절과 3·1절, 6·25 전쟁, 4·19 혁명, 6·10 만세운동", "팔일오 광복절과 삼일절, 육이오 전쟁, 사일구 혁명, 육십 만세운동"),
     ("초속 15m/s의 바람, 시속 90km/h로", "초속 십오미터의 바람, 시속 구십킬로미터로"),  # the word before says per what
+    # a weekday range whose last day is written out names the first in full too; 까지 after a range's second end
+    # whatever period of the day comes before it
+    ("체육관은 수~토요일 저녁 6시~새벽 2시 운영합니다.", "체육관은 수요일부터 토요일까지 저녁 여섯시부터 새벽 두시까지 운영합니다."),
+    ("아침 7시~낮 12시, 오후 1시~밤 9시입니다.", "아침 일곱시부터 낮 열두시까지, 오후 한시부터 밤 아홉시까지입니다."),
     # tablets natively below twenty, a prescription's count from twenty on in Sino-Korean; pills natively up to
     # ninety-nine, as any count; kilovolts
     ("혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선.", "혈압약 구십정을 받았고 일회 두정, 비타민 서른알, 백오십사킬로볼트 송전선."),
@@ -447,6 +451,7 @@ REPLIES = {
         "대기번호 315번 고객님, 예약번호는 12번이고 회원번호 4721입니다. 탑승구는 23번, 승강장은 4번, 하루 3번.",
         "매일 12:00~14:00 사이 점심, 19:00~20:30에 수업, 숙성은 10~14일입니다.",
         "운동화 2짝, 랩 12롤을 주문했습니다.",
+        "체육관은 수~토요일 저녁 6시~새벽 2시 운영합니다.",
     ],
 }
 

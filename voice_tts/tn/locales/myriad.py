@@ -250,12 +250,19 @@ class Language:
             c in self.weekdays
             and (k := lexer.run(cur, pos, lambda x: x in self.weekdays or x in TILDES or x in _LIST_DOTS, 13)) - pos > 2
             and len(joiner := set(cur.text[pos + 1:k:2])) == 1
-            and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (before, cur.at(k)))
         ):
             days = [self.weekdays.get(d) for d in cur.text[pos:k:2]]
+            # a range's last day written out: '火～金曜日' 火曜日から金曜日, '화~일요일' 화요일부터 일요일까지
+            if joiner <= TILDES and days[-1] and cur.startswith(k - 1, days[-1]):
+                k += len(days[-1]) - 1
             more, two = self.words["weekday_list"]  # a list's joiners, of more days and of two: ko '월·수·금'
             # '月〜土' 月曜日から土曜日
-            if (k - pos) % 2 and all(days) and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES):
+            if (
+                (k - pos) % 2
+                and all(days)
+                and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES)
+                and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (before, cur.at(k)))
+            ):
                 return locale_span(
                     k,
                     self.words["weekday_range"].format(*days) if joiner <= TILDES
