@@ -120,10 +120,15 @@ JA = [
     ("国際郵便RR987654321DEは便名JL1172で届きます", "国際郵便RR九八七六五四三二一DEは便名JL千百七十二で届きます"),
     # a count of zero as it is said, ゼロ; a clock's zero hour and a degree keep 零
     ("0歳から入会でき、入会金は0円、不在票0件、0時に開始、0度まで", "ゼロ歳から入会でき、入会金はゼロ円、不在票ゼロ件、零時に開始、零度まで"),
-    # a speed after the word that already says per what: its length alone; without one CLDR's 時速
+    # a speed after 秒速, the word that already says per what: its length alone; per second メートル毎秒, as every
+    # writer accepts after 風速; per hour CLDR's 時速
     ("最大風速は30m/s、秒速12m/sの風、時速80km/hで走行、平均80km/h",
-     "最大風速は秒速三十メートル、秒速十二メートルの風、時速八十キロメートルで走行、平均時速八十キロメートル"),
-    ("瞬間風速は20m/sに達し、風速15m/sの風", "瞬間風速は秒速二十メートルに達し、風速十五メートルの風"),  # 風速 right before: no 秒速
+     "最大風速は三十メートル毎秒、秒速十二メートルの風、時速八十キロメートルで走行、平均時速八十キロメートル"),
+    ("瞬間風速は20m/sに達し、風速15m/sの風", "瞬間風速は二十メートル毎秒に達し、風速十五メートル毎秒の風"),
+    ("探査機は秒速11.2km/sで、風速8m/sまでは運航します", "探査機は秒速十一点二キロメートルで、風速八メートル毎秒までは運航します"),
+    ("初速は3km/sです", "初速は三キロメートル毎秒です"),
+    # a weekday range whose last day is written out names the first in full too
+    ("美術館は土～日曜日も開館し、窓口は月〜金です", "美術館は土曜日から日曜日も開館し、窓口は月曜日から金曜日です"),
     # a count in baseball's and basketball's words said in English (not a rank); kilovolts
     ("7回2アウトから3ランホームラン、1アウト1塁で2ベースヒット、3ポイントシュート、2ランク上、66kVの送電線。",
      "七回ツーアウトからスリーランホームラン、ワンアウト一塁でツーベースヒット、スリーポイントシュート、二ランク上、六十六キロボルトの送電線。"),
@@ -416,6 +421,7 @@ REPLIES = {
         "国際郵便RR987654321DEは0歳児向け、最大風速30m/s、秒速12m/sの予報です。",
         "9回2アウトから3ランホームラン、2ランク上の3ポイントシュート、66kVの送電線です。",
         "錦織は7-6、6-4で勝ち、決勝に進んだ。",
+        "美術館は土～日曜日も開館し、風速8m/sまでは運航します。",
         "講義「統計学Ⅱ（2単位）」と民法 II の試験です。",
     ],
     "ko": [

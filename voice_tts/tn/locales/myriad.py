@@ -355,7 +355,7 @@ class Language:
         ):
             e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59'
         if ctx.prev_word.endswith(tuple(self.words.get("speed_per_" + e.suffix.partition("/")[2], ()))):  # per what: 秒速
-            e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル; '風速は10m/s' 秒速十メートル
+            e = replace(e, suffix=e.suffix.partition("/")[0])  # '秒速5m/s' 秒速五メートル
         if e.kind == "decimal" and not e.suffix and cur.at(end) == ":" and is_digit(cur.at(end + 1)):  # a ratio, as
             k = lexer.digits_end(cur, end + 1)  # no clock has decimals: '5.3:1' 오점삼 대 일, 五点三対一
             return locale_span(k, self.read(e) + self.words["ratio"] + self.integer(cur.text[end + 1:k]), self.code)
@@ -428,8 +428,12 @@ class Language:
         sign = self.words["signs"].get(e.sign + e.suffix) or self.words["signs"].get(e.sign, "")  # ko '-7℃' 영하 칠도
         if e.currency:
             return sign + self._money(e)
-        if e.kind in ("integer", "decimal") and cldr.english_unit_ids().get(e.suffix, "").startswith("speed-") and (
-                speed := cldr.unit_reading(".".join(e.parts), e.suffix, self.code, self._body(e))):
+        if (
+            e.kind in ("integer", "decimal")
+            and e.suffix not in self.words["suffixes"]  # ja '35m/s' 三十五メートル毎秒
+            and cldr.english_unit_ids().get(e.suffix, "").startswith("speed-")
+            and (speed := cldr.unit_reading(".".join(e.parts), e.suffix, self.code, self._body(e)))
+        ):
             return sign + speed.replace(" ", self.space)  # CLDR's: '100km/h' 時速百キロメートル, 시속 백킬로미터
         unit = self.suffix(e.suffix)
         pressure = e.kind == "pressure" and self.words["pressure_over"].join(map(self.integer, e.parts))
