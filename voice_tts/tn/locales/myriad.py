@@ -452,11 +452,11 @@ class Language:
         if e.kind == "integer":
             return self.words["root"] * e.roots[0] + self.integer(p[0])
         if e.kind == "decimal":
-            return self.decimal(p[0], p[1])
+            return self.decimal(*p)
         if e.kind == "fraction":
-            return self.fraction(p[0], p[1], e.roots)
+            return self.fraction(*p, e.roots)
         if e.kind == "mixed":  # '2 1/2' 二と二分の一
-            return self.joined(self.integer(p[0])) + self.fraction(p[1], p[2], e.roots)
+            return self.joined(self.integer(p[0])) + self.fraction(*p[1:], e.roots)
         if e.kind in ("time", "elapsed"):
             return self.clock(p, e.kind == "elapsed")
         if e.kind == "date":  # without its year where none is written ('7/20' 七月二十日)
@@ -465,7 +465,7 @@ class Language:
                 *([self.cardinal(int(p[0]))] if p[0] else []), self.month(int(p[1])), self.cardinal(int(p[2]))
             )
         if e.kind == "range":
-            return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
+            return self.words["range"].join(map(self.integer, p))
         if e.kind == "version":  # '4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)
             return self.words["point"].join(self.digits(x) if len(x) > 2 else self.integer(x) for x in p)
         joiner = " " if e.kind == "plate" else self.words["group_joiner"]  # a plate's two numbers apart: 十二 三十四
