@@ -343,8 +343,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
             end = clause.end() - 1
         if (pace := lexer.pace(cur, body)) and (per := chinese.WORDS["pace_per"].get(pace[3])):  # '3'27"/公里' 三分二十七秒每公里
             return Span(pace.end(), "reading", "zh", info=chinese.elapsed(0, int(pace[1]), int(pace[2])) + per)
-        if chinese.SERVICE_NUMBER.fullmatch(cur.text[body:end]) and any(
-                cur.startswith(end, w) for w in chinese.WORDS["dial_after"]):  # a line to call: '95588客服' 九五五八八
+        if chinese.SERVICE_NUMBER.fullmatch(cur.text[body:end]) and lexer.word_at(
+                cur, end, chinese.WORDS["dial_after"]):  # a line to call: '95588客服' 九五五八八
             return Span(end, "reading", "zh", info=chinese.digits(cur.text[body:end]))
         while (
             (last := lexer.chunk_after(cur, end, is_digit))

@@ -204,8 +204,9 @@ class Language:
                 return None
             last = scan(cur, pos + 1, ctx, self) if is_digit(n) else None  # ko '9시~12시 사이' 아홉 시에서 열두 시 사이
             k = last[0] + (cur.at(last[0]) in self.words["until"][1]) if last else pos
-            word = self.words["tilde_before"].get(lexer.word_at(cur, k, self.words["tilde_before"]), "")
-            return Span(pos + 1, "locale", self.code, word or self.words["tilde"][""], agreement="until")
+            before_words = self.words["tilde_before"]
+            word = before_words.get(lexer.word_at(cur, k, before_words), self.words["tilde"][""])
+            return Span(pos + 1, "locale", self.code, word, agreement="until")
         if c in self.words["units_after"] and is_digit(before) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
             return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
@@ -324,8 +325,9 @@ class Language:
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
-        code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        if e.kind in ("range", "groups") and (address := self.address(e, before, ctx.prev_word)):
+        grouped = e.kind in ("range", "groups")
+        code = grouped and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
+        if grouped and (address := self.address(e, before, ctx.prev_word)):
             e = address
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
