@@ -384,6 +384,9 @@ ZH_READINGS = {
         "他以三小时八分四十五秒完赛，平均配速四分二十七秒每公里，后半程配速五分一秒每公里，比赛于八点零分五秒开始。",
     "面积120m²，温度38°C，长50nm。": "面积一百二十平方米，温度三十八摄氏度，长五十纳米。",
     "零下-5°C，5km，3kg。": "零下负五摄氏度，五公里，三公斤。",
+    # a comma after a sum's decimals or before no group of three digits is a clause's, no thousands separator
+    "合计¥1,350.80,6月3日发货,运费¥15,10月起涨价;共3.5,另有1,200,45件。":
+        "合计一千三百五十元八角,六月三日发货,运费十五元,十月起涨价;共三点五,另有一千二百,四十五件。",
     # a kilogram by the name writers give it, 公斤 (千克 the formal one)
     "这袋大米5kg，那箱苹果12.5kg，每kg八元。": "这袋大米五公斤，那箱苹果十二点五公斤，每公斤八元。",
     # below zero after a word of the weather 零下 (a range of temperatures too), as forecasts are read; elsewhere 负

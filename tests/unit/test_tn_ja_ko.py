@@ -120,10 +120,15 @@ JA = [
     ("国際郵便RR987654321DEは便名JL1172で届きます", "国際郵便RR九八七六五四三二一DEは便名JL千百七十二で届きます"),
     # a count of zero as it is said, ゼロ; a clock's zero hour and a degree keep 零
     ("0歳から入会でき、入会金は0円、不在票0件、0時に開始、0度まで", "ゼロ歳から入会でき、入会金はゼロ円、不在票ゼロ件、零時に開始、零度まで"),
-    # a speed after the word that already says per what: its length alone; without one CLDR's 時速
+    # a speed after 秒速, the word that already says per what: its length alone; per second メートル毎秒, as every
+    # writer accepts after 風速; per hour CLDR's 時速
     ("最大風速は30m/s、秒速12m/sの風、時速80km/hで走行、平均80km/h",
-     "最大風速は秒速三十メートル、秒速十二メートルの風、時速八十キロメートルで走行、平均時速八十キロメートル"),
-    ("瞬間風速は20m/sに達し、風速15m/sの風", "瞬間風速は秒速二十メートルに達し、風速十五メートルの風"),  # 風速 right before: no 秒速
+     "最大風速は三十メートル毎秒、秒速十二メートルの風、時速八十キロメートルで走行、平均時速八十キロメートル"),
+    ("瞬間風速は20m/sに達し、風速15m/sの風", "瞬間風速は二十メートル毎秒に達し、風速十五メートル毎秒の風"),
+    ("探査機は秒速11.2km/sで、風速8m/sまでは運航します", "探査機は秒速十一点二キロメートルで、風速八メートル毎秒までは運航します"),
+    ("初速は3km/sです", "初速は三キロメートル毎秒です"),
+    # a weekday range whose last day is written out names the first in full too
+    ("美術館は土～日曜日も開館し、窓口は月〜金です", "美術館は土曜日から日曜日も開館し、窓口は月曜日から金曜日です"),
     # a count in baseball's and basketball's words said in English (not a rank); kilovolts
     ("7回2アウトから3ランホームラン、1アウト1塁で2ベースヒット、3ポイントシュート、2ランク上、66kVの送電線。",
      "七回ツーアウトからスリーランホームラン、ワンアウト一塁でツーベースヒット、スリーポイントシュート、二ランク上、六十六キロボルトの送電線。"),
@@ -318,6 +323,10 @@ KO = [
     # a date with a middle dot naming an event: the month a number, the day digit by digit, a round ten a number
     ("8·15 광복절과 3·1절, 6·25 전쟁, 4·19 혁명, 6·10 만세운동", "팔일오 광복절과 삼일절, 육이오 전쟁, 사일구 혁명, 육십 만세운동"),
     ("초속 15m/s의 바람, 시속 90km/h로", "초속 십오미터의 바람, 시속 구십킬로미터로"),  # the word before says per what
+    # a weekday range whose last day is written out names the first in full too; 까지 after a range's second end
+    # whatever period of the day comes before it
+    ("체육관은 수~토요일 저녁 6시~새벽 2시 운영합니다.", "체육관은 수요일부터 토요일까지 저녁 여섯시부터 새벽 두시까지 운영합니다."),
+    ("아침 7시~낮 12시, 오후 1시~밤 9시입니다.", "아침 일곱시부터 낮 열두시까지, 오후 한시부터 밤 아홉시까지입니다."),
     # tablets natively below twenty, a prescription's count from twenty on in Sino-Korean; pills natively up to
     # ninety-nine, as any count; kilovolts
     ("혈압약 90정을 받았고 1회 2정, 비타민 30알, 154kV 송전선.", "혈압약 구십정을 받았고 일회 두정, 비타민 서른알, 백오십사킬로볼트 송전선."),
@@ -412,6 +421,7 @@ REPLIES = {
         "国際郵便RR987654321DEは0歳児向け、最大風速30m/s、秒速12m/sの予報です。",
         "9回2アウトから3ランホームラン、2ランク上の3ポイントシュート、66kVの送電線です。",
         "錦織は7-6、6-4で勝ち、決勝に進んだ。",
+        "美術館は土～日曜日も開館し、風速8m/sまでは運航します。",
         "講義「統計学Ⅱ（2単位）」と民法 II の試験です。",
     ],
     "ko": [
@@ -447,6 +457,7 @@ REPLIES = {
         "대기번호 315번 고객님, 예약번호는 12번이고 회원번호 4721입니다. 탑승구는 23번, 승강장은 4번, 하루 3번.",
         "매일 12:00~14:00 사이 점심, 19:00~20:30에 수업, 숙성은 10~14일입니다.",
         "운동화 2짝, 랩 12롤을 주문했습니다.",
+        "체육관은 수~토요일 저녁 6시~새벽 2시 운영합니다.",
     ],
 }
 

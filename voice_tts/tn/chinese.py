@@ -12,8 +12,9 @@ _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
 _CODE_ID = re.compile(r"[A-Z]{1,5}-?(?:\d{3,}|\d+次)|(?=(?:\D*\d){3})(?=.*[A-Z]\d)(?=.*\d[A-Z])[A-Z\d]+")
 WORDS = locales.data("zh_words.json", "voice_tts.tn")  # the words around numbers, as data
-_DAY_PERIODS, _CODE_WORDS, _PLACE_WORDS, _DIAL_WORDS, _ELAPSED_WORDS, _CLOCK_WORDS = (tuple(WORDS[k]) for k in (
-    "day_periods", "code_words", "place_words", "dial_before", "elapsed_before", "clock_before"))
+_DAY_PERIODS, _CODE_WORDS, _PLACE_WORDS, _ROOM_WORDS, _DIAL_WORDS, _ELAPSED_WORDS, _CLOCK_WORDS = (
+    tuple(WORDS[k]) for k in (
+        "day_periods", "code_words", "place_words", "room_words", "dial_before", "elapsed_before", "clock_before"))
 _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万亿两])两百")  # wetext's 两百 not after a digit
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
@@ -201,7 +202,7 @@ def code_digits(text: str, word_before: str) -> str | None:
     if (seat := re.fullmatch(r"(\d{1,4})([A-Z])", text)) and word_before.rstrip("是为在").endswith(_PLACE_WORDS):
         return cardinal(int(seat[1])) + seat[2]  # a seat's letter ('座位12A' 十二A), never amperes
     named = (word := word_before.rstrip("是为")).endswith(_DIAL_WORDS + _CODE_WORDS) or word_before.endswith(_CODE_WORDS)
-    if (room := re.fullmatch(r"(\d{3,})号", text)) and word.endswith(("房", "房间", "房号", "房间号")):  # '房间是1208号' 一二零八号
+    if (room := re.fullmatch(r"(\d{3,})号", text)) and word.endswith(_ROOM_WORDS):  # '房间是1208号' 一二零八号
         return digits(room[1]) + "号"
     if not (_CODE.fullmatch(text) and named) or word.endswith("起码") or "-" in text and word.endswith(_DIAL_WORDS):
         return None

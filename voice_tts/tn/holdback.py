@@ -339,10 +339,12 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         return Span(end, "num", ctx.default_lang)
     dash = lexer.chunk(cur, end + 1) if cur.at(end) == "—" and is_digit(cur.at(end + 1)) else end
     if ctx.sent_han or is_han(cur.at(dash)):
+        if clause := _CLAUSE_COMMA.search(cur.text, body, end):  # '¥268.50,12月' 二百六十八元五角, 十二月
+            end = clause.end() - 1
         if (pace := lexer.pace(cur, body)) and (per := chinese.WORDS["pace_per"].get(pace[3])):  # '3'27"/公里' 三分二十七秒每公里
             return Span(pace.end(), "reading", "zh", info=chinese.elapsed(0, int(pace[1]), int(pace[2])) + per)
-        if chinese.SERVICE_NUMBER.fullmatch(cur.text[body:end]) and any(
-                cur.startswith(end, w) for w in chinese.WORDS["dial_after"]):  # a line to call: '95588客服' 九五五八八
+        if chinese.SERVICE_NUMBER.fullmatch(cur.text[body:end]) and lexer.word_at(
+                cur, end, chinese.WORDS["dial_after"]):  # a line to call: '95588客服' 九五五八八
             return Span(end, "reading", "zh", info=chinese.digits(cur.text[body:end]))
         while (
             (last := lexer.chunk_after(cur, end, is_digit))
@@ -429,6 +431,8 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
     return Span(end, "num", _lang_after(cur, ctx, end), info=currency_code)
 
 
+# A comma after a decimal fraction, or before no group of three digits, ends a clause: it groups no thousands
+_CLAUSE_COMMA = re.compile(r"\.\d+,|,(?!\d{3}(?!\d))")
 _DIFFERENCE, _DIMENSIONS = (
     re.compile(r"\d+(?:\.\d+)?-\d+(?:\.\d+)?"),
     re.compile(r"(\d+(?:\.\d+)?)[x×](\d+(?:\.\d+)?)([^\W\d_]*)"),

@@ -204,8 +204,9 @@ class Language:
                 return None
             last = scan(cur, pos + 1, ctx, self) if is_digit(n) else None  # ko '9시~12시 사이' 아홉 시에서 열두 시 사이
             k = last[0] + (cur.at(last[0]) in self.words["until"][1]) if last else pos
-            word = self.words["tilde_before"].get(lexer.word_at(cur, k, self.words["tilde_before"]), "")
-            return Span(pos + 1, "locale", self.code, word or self.words["tilde"][""], agreement="until")
+            before_words = self.words["tilde_before"]
+            word = before_words.get(lexer.word_at(cur, k, before_words), self.words["tilde"][""])
+            return Span(pos + 1, "locale", self.code, word, agreement="until")
         if c in self.words["units_after"] and is_digit(before) and (
                 unit := _unit(cur, pos + 1 + (cur.at(pos + 1) == " "), self))[0]:  # a unit after a myriad: '1만 km'
             return locale_span(unit[1], c + self.suffix(unit[0]), self.code)
@@ -250,12 +251,19 @@ class Language:
             c in self.weekdays
             and (k := lexer.run(cur, pos, lambda x: x in self.weekdays or x in TILDES or x in _LIST_DOTS, 13)) - pos > 2
             and len(joiner := set(cur.text[pos + 1:k:2])) == 1
-            and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (before, cur.at(k)))
         ):
             days = [self.weekdays.get(d) for d in cur.text[pos:k:2]]
+            # a range's last day written out: '火～金曜日' 火曜日から金曜日, '화~일요일' 화요일부터 일요일까지
+            if joiner <= TILDES and days[-1] and cur.startswith(k - 1, days[-1]):
+                k += len(days[-1]) - 1
             more, two = self.words["weekday_list"]  # a list's joiners, of more days and of two: ko '월·수·금'
             # '月〜土' 月曜日から土曜日
-            if (k - pos) % 2 and all(days) and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES):
+            if (
+                (k - pos) % 2
+                and all(days)
+                and (two and joiner <= _LIST_DOTS or len(days) == 2 and joiner <= TILDES)
+                and not any("一" <= x <= "鿿" or "가" <= x <= "힣" for x in (before, cur.at(k)))
+            ):
                 return locale_span(
                     k,
                     self.words["weekday_range"].format(*days) if joiner <= TILDES
@@ -317,8 +325,9 @@ class Language:
         if (found := scan(cur, pos, ctx, self)) is None:
             return self.other_span(cur, pos, ctx)
         end, e = found
-        code = e.kind in ("range", "groups") and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
-        if e.kind in ("range", "groups") and (address := self.address(e, before, ctx.prev_word)):
+        grouped = e.kind in ("range", "groups")
+        code = grouped and (self.cued(word := ctx.prev_word) or self.cued(word, "long_code_cues"))
+        if grouped and (address := self.address(e, before, ctx.prev_word)):
             e = address
         elif code or e.kind in ("range", "version") and self._home_groups(e.parts, "") == e.parts and (
                 e.kind == "version" or int(e.parts[1]) > 2100):  # a number to call: '1588-3482' 일오팔팔 삼사팔이
@@ -348,7 +357,7 @@ class Language:
         ):
             e = replace(e, kind="date", parts=("", *e.parts))  # '検針日は7/20' 七月二十日, '7/20(月)', '6.15(火)', '12/28 23:59'
         if ctx.prev_word.endswith(tuple(self.words.get("speed_per_" + e.suffix.partition("/")[2], ()))):  # per what: 秒速
-            e = replace(e, suffix=e.suffix.partition("/")[0])  # '風速25m/s' 風速二十五メートル; '風速は10m/s' 秒速十メートル
+            e = replace(e, suffix=e.suffix.partition("/")[0])  # '秒速5m/s' 秒速五メートル
         if e.kind == "decimal" and not e.suffix and cur.at(end) == ":" and is_digit(cur.at(end + 1)):  # a ratio, as
             k = lexer.digits_end(cur, end + 1)  # no clock has decimals: '5.3:1' 오점삼 대 일, 五点三対一
             return locale_span(k, self.read(e) + self.words["ratio"] + self.integer(cur.text[end + 1:k]), self.code)
@@ -421,8 +430,12 @@ class Language:
         sign = self.words["signs"].get(e.sign + e.suffix) or self.words["signs"].get(e.sign, "")  # ko '-7℃' 영하 칠도
         if e.currency:
             return sign + self._money(e)
-        if e.kind in ("integer", "decimal") and cldr.english_unit_ids().get(e.suffix, "").startswith("speed-") and (
-                speed := cldr.unit_reading(".".join(e.parts), e.suffix, self.code, self._body(e))):
+        if (
+            e.kind in ("integer", "decimal")
+            and e.suffix not in self.words["suffixes"]  # ja '35m/s' 三十五メートル毎秒
+            and cldr.english_unit_ids().get(e.suffix, "").startswith("speed-")
+            and (speed := cldr.unit_reading(".".join(e.parts), e.suffix, self.code, self._body(e)))
+        ):
             return sign + speed.replace(" ", self.space)  # CLDR's: '100km/h' 時速百キロメートル, 시속 백킬로미터
         unit = self.suffix(e.suffix)
         pressure = e.kind == "pressure" and self.words["pressure_over"].join(map(self.integer, e.parts))
@@ -441,11 +454,11 @@ class Language:
         if e.kind == "integer":
             return self.words["root"] * e.roots[0] + self.integer(p[0])
         if e.kind == "decimal":
-            return self.decimal(p[0], p[1])
+            return self.decimal(*p)
         if e.kind == "fraction":
-            return self.fraction(p[0], p[1], e.roots)
+            return self.fraction(*p, e.roots)
         if e.kind == "mixed":  # '2 1/2' 二と二分の一
-            return self.joined(self.integer(p[0])) + self.fraction(p[1], p[2], e.roots)
+            return self.joined(self.integer(p[0])) + self.fraction(*p[1:], e.roots)
         if e.kind in ("time", "elapsed"):
             return self.clock(p, e.kind == "elapsed")
         if e.kind == "date":  # without its year where none is written ('7/20' 七月二十日)
@@ -454,7 +467,7 @@ class Language:
                 *([self.cardinal(int(p[0]))] if p[0] else []), self.month(int(p[1])), self.cardinal(int(p[2]))
             )
         if e.kind == "range":
-            return self.integer(p[0]) + self.words["range"] + self.integer(p[1])
+            return self.words["range"].join(map(self.integer, p))
         if e.kind == "version":  # '4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)
             return self.words["point"].join(self.digits(x) if len(x) > 2 else self.integer(x) for x in p)
         joiner = " " if e.kind == "plate" else self.words["group_joiner"]  # a plate's two numbers apart: 十二 三十四
