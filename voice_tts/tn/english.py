@@ -79,7 +79,7 @@ def plain_number(text: str) -> str:
 # symbol -> (one unit, many units, one subunit, many subunits); None: no subunit is spoken
 _CURRENCIES: dict[str, list[str | None]] = _DATA["currencies"]
 CURRENCY_CODES = frozenset(code for code in _CURRENCIES if code[0].isalpha())  # 'USD', 'US$'
-SCALE_WORDS = ("thousand", "million", "billion", "trillion")
+SCALE_WORDS = _DATA["scale_words"]
 SCALE_SUFFIXES = _DATA["scale_suffixes"]
 _SCALES_AND_PER = (rf"(?P<scales>(?:[\s-]+(?:{'|'.join(SCALE_WORDS)}))*)(?:/(?P<per>[A-Za-z]+)\.?)?"
                    r"(?P<noun>-[A-Za-z][A-Za-z-]*|pp)?")  # what it describes: 'a $20-per-head fee'; '£35pp' per person
@@ -182,8 +182,11 @@ def identifier(text: str) -> str:
 
 
 def phone(text: str) -> str:
-    """'+1 (415) 555-0100' -> 'plus one, four one five, five five five, zero one zero zero'."""
-    return ("plus " if text.startswith("+") else "") + ", ".join(digits(g) for g in re.findall(r"\d+", text))
+    """'+1 (415) 555-0100' -> 'plus one, four one five, five five five, zero one zero zero'; a toll-free 800 as its
+    number ('(800) 555-0142' eight hundred, five five five, …)."""
+    return ("plus " if text.startswith("+") else "") + ", ".join(
+        "eight hundred" if group == "800" else digits(group) for group in re.findall(r"\d+", text)
+    )
 
 
 _LOCAL_PHONE = re.compile(r"(?:1-(?P<area>\d{3})-)?(?P<exchange>[2-9]\d{2})-(?P<line>\d{4})")
@@ -196,7 +199,7 @@ def local_phone(text: str) -> str | None:
         return None
     exchange, line, area = m.group("exchange", "line", "area")
     return (
-        f"one {'eight hundred' if area == '800' else digits(area)}, {phone(text[6:])}" if area
+        f"one {phone(text[2:])}" if area
         else None if exchange.endswith("0") and line.endswith("0") and int(exchange) < int(line)
         else phone(text)
     )
@@ -204,7 +207,7 @@ def local_phone(text: str) -> str | None:
 
 # --- Roman numerals --------------------------------------------------------------------------
 
-_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_ROMAN_VALUES = _DATA["roman_values"]
 # A numeral written the canonical way, 1 to 3999 ('XIV', not 'IIII' or 'VX').
 _ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).
@@ -343,7 +346,7 @@ SYMBOLS = _DATA["symbols"]
 
 _MONTH_NAMES = tuple(_FULL_MONTHS.values())
 _MONTH_NUMBERS = cldr.month_abbreviations("en")  # 'sep' 9
-_SIGN_WORDS = {"-": "negative ", "+": "plus ", "": ""}
+_SIGN_WORDS = _DATA["sign_words"]
 _PERCENT = re.compile(r"(?P<sign>[-+]?)(?P<num>\d[\d,]*(?:\.\d+)?)\s*%")
 _ISO_DATE = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})")
 _MONTH_WORD = f"(?P<month>{'|'.join(_FULL_MONTHS.values())}|(?:{'|'.join(sorted(MONTH_ABBREVIATIONS))})\\.?)"
@@ -459,7 +462,7 @@ def clock(text: str) -> str | None:
     return " ".join(w for w in (cardinal(hour), said_minutes, period and period + "M" or whole) if w)
 
 
-_WITH_SECONDS, _TIME_UNITS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)"), ("hour", "minute", "second")
+_WITH_SECONDS, _TIME_UNITS = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(Z?)"), _DATA["time_units"]
 
 
 def clock_seconds(text: str, prev_word: str = "") -> str | None:
@@ -524,19 +527,19 @@ def measure(text: str, adjective: bool = False) -> str | None:
         )
         or (None, None)
     )
-    if one is None or "/" in amount and (amount := _FRACTIONS.get(amount)) is None:  # '8 oz.', '2 in.' with its period
+    if one is None or "/" in amount and (amount := FRACTIONS.get(amount)) is None:  # '8 oz.', '2 in.' with its period
         return None
     # a fraction by its character's name ('3/4-inch' three quarter inch)
     spoken = (
         vulgar_fraction(amount)[0].replace("quarters", "quarter")
-        if amount in _FRACTIONS.values()
+        if amount in FRACTIONS.values()
         else number(amount)
     )
     return f"{'minus ' * bool(m['sign'])}{spoken} {one if amount == '1' or adjective else many}"
 
 
 _PER_AMOUNT = re.compile(r"(?P<unit>[^\s/]+)/(?P<amount>\d+) (?P<per>\S+)")  # a dose per an amount: 'mg/5 mL'
-_FRACTIONS = {"/".join(map(str, cldr.vulgar_fraction(c))): c for c in cldr.VULGAR_FRACTIONS}  # '3/4': '¾'
+FRACTIONS = {"/".join(map(str, cldr.vulgar_fraction(c))): c for c in cldr.VULGAR_FRACTIONS}  # '3/4': '¾'
 
 
 # --- spans decided with the words around them ---------------------------------------------------
@@ -545,9 +548,10 @@ _MEASURE_NOUNS = _DATA["measure_nouns"]  # nouns of measure a fraction counts: '
 
 
 def vulgar_fraction(c: str, noun: str = "", after_number: bool = False) -> tuple[str, bool]:
-    """'¾' three quarters; before a measure `noun` (the word after, or "") as said, and whether it took it: '¾ cup'
-    three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest, a unit by name."""
-    words = unicodedata.name(c)[len("VULGAR FRACTION "):].lower()
+    """'¾' (or '3/4') three quarters; before a measure `noun` (the word after, or "") as said, and whether it took
+    it: '¾ cup' three quarters of a cup, '¼ cup' a quarter cup, '½ cup' half a cup; after a number its rest, a
+    unit by name."""
+    words = unicodedata.name(FRACTIONS.get(c, c))[len("VULGAR FRACTION "):].lower()
     one = ("an " if words[4] in "aeiou" else "a ") + words[4:] if words[:4] == "one " else words  # a quarter, an eighth
     if after_number:
         return "and " + one + (" " + (_UNITS.get(noun) or ("", noun))[1] if noun else ""), bool(noun)  # 'teaspoons'
@@ -623,7 +627,7 @@ def street_word(token: str, first: bool) -> str | None:
 # and '401(k)'
 US_STATES, PLAN_NAMES, _FRACTION_VERBS = _DATA["us_states"], _DATA["plan_names"], frozenset(_DATA["fraction_verbs"])
 _CODE_WORDS = frozenset(_DATA["digit_code_words"])
-_ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), ("e.g", "i.e", "example")
+_ZIP, EXAMPLE_WORDS = re.compile(r"\d{5}(?:-\d{4})?"), _DATA["example_words"]
 
 
 def names_flight(code: str, words_before: tuple[str, ...], number: str) -> bool:

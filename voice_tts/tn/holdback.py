@@ -120,7 +120,7 @@ def find_span(cur: Cursor, pos: int, ctx: Context) -> Span:
                 info=chinese.vulgar_fraction(c, cur.at(pos + 1), before),
             )
             if ctx.sentence_lang() == "zh"
-            else _vulgar_fraction(cur, pos, ctx)
+            else _vulgar_fraction(cur, pos, pos + 1, ctx)
         )
     return Span(pos + 1, "punct")
 
@@ -161,16 +161,18 @@ def _score_pair(cur: Cursor, i: int, cued: bool) -> tuple[int, int, int, bool] |
     return int(cur.text[i:mark]), int(cur.text[start:end]), end, sign == ":"
 
 
-def _vulgar_fraction(cur: Cursor, pos: int, ctx: Context) -> Span:
-    """'¾ cup' three quarters of a cup, '1½ cups' one and a half cups: the fraction, with the measure noun it reads."""
+def _vulgar_fraction(cur: Cursor, pos: int, end: int, ctx: Context) -> Span:
+    """'¾ cup' three quarters of a cup, '1½ cups' one and a half cups: the fraction up to `end`, with the measure
+    noun it reads; one written with a slash the same ('1/4 cup' a quarter cup)."""
     glued = is_digit(ctx.char_before(cur.text, pos))  # '1½': one| and a half
     after_number = glued or bool(re.fullmatch(r"[\d.,]+", ctx.prev_word))
-    j = k = pos + 1  # past the tail bound no noun
+    j = k = end  # past the tail bound no noun
     with suppress(TooLong):
-        j = lexer.spaces(cur, pos + 1)
+        j = lexer.spaces(cur, end)
         k = lexer.chunk(cur, j) if is_letter(cur.at(j)) else j
-    reading, took_noun = english.vulgar_fraction(cur.text[pos], cur.text[j:k], after_number)  # '¾ tsp. of' teaspoon
-    return _english_reading(k + _abbreviation_period(cur, k) if took_noun else pos + 1, " " * glued + reading)
+    # '¾ tsp. of' teaspoon
+    reading, took_noun = english.vulgar_fraction(cur.text[pos:end], cur.text[j:k], after_number)
+    return _english_reading(k + _abbreviation_period(cur, k) if took_noun else end, " " * glued + reading)
 
 
 _HAS_DIGIT = re.compile("[0-9０-９]")
@@ -179,7 +181,7 @@ _SCORES = locales.data("scores.json", "voice_tts.tn")  # each language's words o
 # A weekday's abbreviation ends at its period before a word, a number, a dash or a clause's mark ('Mon. – chicken'), and
 # may run to a second one ('Mon.–Sat.')
 _WEEKDAY_PERIOD = re.compile(
-    r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(–—]|[,;:)]))|(?=\.(?:\n|$))")
+    r"\.(?:[-–—]([A-Z][a-z]{1,4})(\.(?= [a-z\d(]|[,;:)]))?|(?= [a-z\d(–—&]|[,;:)]))|(?=\.(?:\n|$))")
 
 
 # --- pronunciation dictionary ---------------------------------------------------------------
@@ -396,6 +398,10 @@ def _number(cur: Cursor, pos: int, body: int, ctx: Context, currency_code: str =
         unit, end = (m[3], end) if m[3] or not english.unit((word := _next_token(cur, end))[0]) else word
         by = english.measure(f"{m[2]} {unit}") if unit else english.number(m[2])
         return _english_reading(end, f"{english.number(m[1])} by {by}")
+    # '1/4 cup' as '¼ cup' (a quarter cup), not a date's ('on 1/2 in Rome')
+    if written in english.FRACTIONS and not english.code(written, ctx.prev_word, ctx.words_before) and (
+            fraction := _vulgar_fraction(cur, pos, end, ctx)).end > end:
+        return fraction
     end = _en_window(cur, body, end)
     amount = cur.text[body:end].replace(",", "").isdecimal()
     money = (currency_code or lexer.is_currency(cur.text[pos]) and cur.text[pos]) if amount else ""

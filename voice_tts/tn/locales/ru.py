@@ -29,7 +29,8 @@ from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import abbreviations, locale_span, numeric_spans, ru_cases, ru_morph, words
 from voice_tts.tn.locales.european import Currency, Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
-from voice_tts.tn.locales.ru_cases import agreement, cardinal, digits, ordinal
+from voice_tts.tn.locales.ru_cases import COUNT_PREPOSITIONS, DIRECT_CASES, agreement, cardinal, digits, ordinal
+from voice_tts.tn.locales.ru_morph import governs_accusative, inflect, is_verb
 from voice_tts.tn.locales.numeric_spans import (
     DATE, GROUP_SPACES, GROUPED, IP, PHONE, date_parts, read_pieces, roman_value, word_after
 )
@@ -49,7 +50,7 @@ PRICE_PER = {unit: re.sub("^на ", "за ", words) for unit, words in PER.items
 SPELLED_AFTER = _WORDS["spelled_after"]
 YEAR_WORDS = _WORDS["year_words"]
 MONTHS_GENITIVE = cldr.month_names("ru")  # "января": CLDR's months as a date writes them
-MONTH_INDEX = {key: i for i, m in enumerate(MONTHS_GENITIVE, 1) for key in (m[:3], m)} | {"сент": 9, "май": 5}
+MONTH_INDEX = {key: i for i, m in enumerate(MONTHS_GENITIVE, 1) for key in (m[:3], m)} | _WORDS["month_abbreviations"]
 # The words that join the number before them: units, currencies, scale words, year nouns, 'США'.
 _AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
 # Of those, the abbreviations whose period belongs to them ('руб.').
@@ -61,7 +62,7 @@ _NOT_ROMAN = frozenset(_WORDS["not_roman"])
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
 _ORDINAL_FORMS = tuple(map(tuple, _WORDS["ordinal_forms"]))
 # Words after a number's span read as written: a date's year noun ('5 мая 1990 г.'), 'США'.
-_JOINED_AFTER = {"года": "года", "г": "года"} | SPELLED_AFTER
+_JOINED_AFTER = _WORDS["year_noun_forms"] | SPELLED_AFTER
 _WORD_UNITS = tuple(_WORDS["word_units"])
 # The case a preposition gives the ordinal after it: 'в 1974' в тысяча девятьсот семьдесят
 # четвертом, 'с 1990' с тысяча девятьсот девяностого, 'к 5 мая' к пятому мая.
@@ -76,7 +77,7 @@ _CARRIED = "carried "
 # The agreement of a measure range's first number, spaces around its dash ('3 – 5 кг'), then its preposition's case.
 _MEASURE_RANGE_OPEN = "measure range:"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
-_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
+_DAY_CASES = frozenset(_WORDS["day_cases"])
 # 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a decade (ending in 0, save 0
 # itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х' with no word after it.
 _COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")
@@ -145,7 +146,7 @@ def _fraction_noun(denominator: int, count: int, case: str = "nominative") -> st
     return (
         ordinal(denominator, "f", case)
         if agreement(count) == 0
-        else ordinal(denominator, "f", "genitive" if case in ru_cases.DIRECT_CASES else case, plural=True)
+        else ordinal(denominator, "f", "genitive" if case in DIRECT_CASES else case, plural=True)
     )
 
 
@@ -207,10 +208,10 @@ class Russian(Language):
             and preposition in ("с", "со")
             and ctx.words_before
             and ru_morph.noun(ctx.words_before[-1])
-            and not ru_morph.is_verb(ctx.words_before[-1])
+            and not is_verb(ctx.words_before[-1])
         ):
             return "instrumental"
-        case = "genitive" if preposition in _WORDS["action_nouns"] else ru_cases.COUNT_PREPOSITIONS.get(preposition)
+        case = "genitive" if preposition in _WORDS["action_nouns"] else COUNT_PREPOSITIONS.get(preposition)
         return case if case in ("genitive", "dative", "prepositional") else "nominative"  # 'при 190 °C' при ста …
 
     def _spoken_quantity(self, whole: str, fractional: str | None, ctx: Context) -> str:
@@ -238,7 +239,7 @@ class Russian(Language):
                 if int(fractional)
                 else major
             )
-        if (whole, fractional) == ("0", "5") and case in ru_cases.DIRECT_CASES and unit.few in _WORDS["halved_units"]:
+        if (whole, fractional) == ("0", "5") and case in DIRECT_CASES and unit.few in _WORDS["halved_units"]:
             return _WORDS["halved_units"][unit.few] + unit.per
         half = _and_a_half(whole, fractional, unit.gender, case, unit.few)  # 'полтора часа', 'два с половиной часа'
         count = max(int(whole), 2) if half else None if fractional else int(whole)
@@ -265,12 +266,13 @@ class Russian(Language):
         if any(cur.startswith(end, w) for w in _WORD_UNITS):
             reading = self.fraction_before(cur, end, numerator, denominator, ctx, True)
             return self.locale_span(end, reading, "legal part")
-        if (floor := chunk_after(cur, end, is_letter)) and floor[0] == "эт" and cur.at(k := floor[1]) == ".":
+        noun = chunk_after(cur, end, is_letter)
+        if noun and noun[0] == "эт" and cur.at(k := noun[1]) == ".":
             reading = f"{ordinal(numerator)} этаж из {cardinal(denominator, 'm', 'genitive')}"  # '7/12 эт.' 7 of 12
             return self.locale_span(k + (not self._period_ends_sentence(cur, k)), reading)
         # 'собран на 3/4,'
-        counting = _preposition(ctx) in ru_cases.COUNT_PREPOSITIONS
-        bare = (noun := chunk_after(cur, end, is_letter)) is None and counting
+        counting = _preposition(ctx) in COUNT_PREPOSITIONS
+        bare = noun is None and counting
         if (
             not (bare or noun and noun[0].islower() and not self.unit(noun[0]))
             or (
@@ -312,7 +314,7 @@ class Russian(Language):
         if "," in m[0]:  # decimals: each read alone, a unit after them by `_measure_range` ('3,3–5,5 ммоль/л' от … до)
             return _fallback(_plain(m[0]))
         people = ru_morph.noun(ctx.prev_word) if ctx.last_visible.isalpha() else None  # 'детей', 'пациентов'
-        opens = ru_cases.agreement(last := int(m[3])) == 2 and (ctx.last_visible in ("—", "–", ":") or (
+        opens = agreement(last := int(m[3])) == 2 and (ctx.last_visible in ("—", "–", ":") or (
             people is not None and people.animate and (True, "genitive") in people.forms))
         case = "genitive" if opens else ru_cases.count_case(last, _preposition(ctx), noun or "")
         first, up_to = (cardinal(n, ru_cases.count_gender(n, noun or ""), case) for n in (int(m[1]), last))
@@ -324,8 +326,8 @@ class Russian(Language):
     def ordinal(self, n: int, suffix: str, ctx: Context) -> str:
         """The form the written ending stands for, of the preposition's case first ('к 5-му'), after 'с' also of the
         instrumental ('с 5-м' с пятым), after a verb of the instrumental ('финишировал 3-м' третьим)."""
-        if (case := ru_cases.COUNT_PREPOSITIONS.get(preposition := _preposition(ctx))) is None:
-            return ordinal_with_ending(n, suffix, ("instrumental",) if ru_morph.is_verb(preposition) else ())
+        if (case := COUNT_PREPOSITIONS.get(preposition := _preposition(ctx))) is None:
+            return ordinal_with_ending(n, suffix, ("instrumental",) if is_verb(preposition) else ())
         first = "nominative" if case == "accusative" else case
         return ordinal_with_ending(n, suffix, (first, "instrumental") if preposition in ("с", "со") else (first,))
 
@@ -409,9 +411,7 @@ class Russian(Language):
     def count_before_noun(self, cur: Cursor, end: int, n: int, ctx: Context) -> str | None:
         """A count in the case of the word before it and the gender of the noun after it; a year
         after a preposition or alone on its line; an ordinal where the noun shows one ('на 3 этаже')."""
-        preposition, noun = _preposition(ctx), word_after(cur, end)
-        if ru_morph.adjective_gender(noun):  # the noun past its adjective: 'на 1 бюджетное место' одно
-            noun = word_after(cur, lexer.spaces(cur, end) + len(noun)) or noun
+        preposition, noun = _preposition(ctx), _counted_noun(cur, end)
         if n in _YEARS and _FOUR_DIGITS.fullmatch(cur.text, end - 4, end) and (year := _year(n, ctx, noun)):
             return year
         code = n > 9999 and (
@@ -431,7 +431,7 @@ class Russian(Language):
         counted = (
             noun
             if noun.isalpha() or preposition != "из"
-            else ru_morph.inflect(_word_before(ctx).lower(), "nominative")
+            else inflect(_word_before(ctx).lower(), "nominative")
         )
         with suppress(TooLong):  # waits for a school class's letter and its noun: '5 «Б» класса' пятого «Б» класса
             if cur.at(end + 4) != "\n" and (letter := re.match(r' [«"]?[А-ЯЁ][»"]?(?= )', cur.text[end:end + 5])) and (
@@ -462,7 +462,7 @@ class Russian(Language):
 
     def unit_at(self, cur: Cursor, word: str, end: int, ctx: Context | None = None) -> Unit | None:
         """'с' (seconds) is a preposition before a word or number; 'а' in lower case a conjunction ('16 А' ампер)."""
-        if word == "а" or word.lower() in ru_cases.COUNT_PREPOSITIONS and cur.at(lexer.spaces(cur, end)).isalnum():
+        if word == "а" or word.lower() in COUNT_PREPOSITIONS and cur.at(lexer.spaces(cur, end)).isalnum():
             return None
         return self.unit(word)
 
@@ -545,7 +545,7 @@ class Russian(Language):
             and {*days.groups()} <= self.SPELLED_OUT.keys() - self.ABBREVIATIONS.keys()
         ):
             first, last = (
-                ru_morph.inflect(self.SPELLED_OUT[day], case)
+                inflect(self.SPELLED_OUT[day], case)
                 for day, case in zip(days.groups(), ("genitive", "accusative"))
             )
             # 'пн–пт', 'ср–вс' со среды
@@ -567,19 +567,21 @@ class Russian(Language):
                 case = (
                     ctx.agreement == "legal part" and "genitive"
                     or _WORDS["place_cases"].get(p := _preposition(ctx))
-                    or ru_cases.COUNT_PREPOSITIONS.get(p)
+                    or COUNT_PREPOSITIONS.get(p)
+                    # a part of a text as an object: 'прочитать гл. XII' главу
+                    or written[:-1] in self.CHAPTER_WORDS and governs_accusative(p) and "accusative"
                 )
                 if not case and ru_morph.adjective_gender(ctx.prev_word):  # 'на Невском пр.' на Невском проспекте
                     case = _WORDS["place_cases"].get(_word_before(ctx).lower())
                 weekday = written not in self.ABBREVIATIONS  # 'во вт' во вторник, 'по пт' (a range's end) по пятницу
                 weekly = weekday and (p == "по" and not {"с", "со"} & {*map(str.lower, ctx.words_before[-2:])} or (
                     ctx.agreement == "weekly" and p in ("и", "или", "")))  # 'по вт и чт' по вторникам и четвергам
-                case = ("accusative" if p == "по" else ru_cases.COUNT_PREPOSITIONS.get(p)) if weekday else case
+                case = ("accusative" if p == "по" else COUNT_PREPOSITIONS.get(p)) if weekday else case
                 reading = (
                     not ctx.prev_word and ctx.last_visible == "," and _WORDS["listed_address_parts"].get(written)
                     or self.SPELLED_OUT[written]
                 )
-                reading = ru_morph.inflect(reading, "dative", True) if weekly else (
+                reading = inflect(reading, "dative", True) if weekly else (
                     ru_morph.phrase_in_case(reading, case) if case else reading)
                 # its date its case: 'на вт, 9 февраля' девятое
                 agreement = "weekly" if weekly else _day_case(p) if weekday and case else ""
@@ -625,7 +627,7 @@ class Russian(Language):
         raw = _plain(cur.text[pos:end])
         if m := re.fullmatch(r"(\d+(?:,\d+)?) кв\.? м\.?", raw):  # square metres
             return self.locale_span(end, self._counted_quantity(*_whole_and_decimals(m[1]), self.unit("м²"), ctx))
-        if reading := _measure_range(raw, ru_cases.COUNT_PREPOSITIONS.get(_preposition(ctx))):
+        if reading := _measure_range(raw, COUNT_PREPOSITIONS.get(_preposition(ctx))):
             return self.locale_span(end, reading)
         per = PRICE_PER if (w := _LAST_WORD.search(cur.text, 0, span.end)) and w.group().lower() in MINOR else PER
         words = [per[w[1:]] if w[0] == "/" else _JOINED_AFTER.get(w) or UNITS.get(w, (w,) * 3)[2] for w in after]
@@ -678,7 +680,7 @@ class Russian(Language):
             return self.locale_span(pos + 1, "", ctx.agreement)
         sign = c == "№" or c == "#" and is_digit(cur.at(pos + 1))  # '#5' as '№5'
         if sign and (case := _WORDS["number_sign_cases"].get(before)):  # 'под № 4471' под номером
-            return locale_span(pos + 1, ru_morph.inflect("номер", case), "ru")
+            return locale_span(pos + 1, inflect("номер", case), "ru")
         if (m := _ORDINAL_RANGE.match(cur.text, pos)) and m.end() == (k := lexer.chunk(cur, pos)) and (
                 span := _with_period_noun(cur, k, [roman_value(v) or int(v) for v in m.groups()], _preposition(ctx))):
             return span  # 'XVII–XVIII вв.', 'в 2026–2027 годах'
@@ -694,7 +696,7 @@ class Russian(Language):
         span = super().find_span(cur, pos, ctx)
         if span is None or span.kind != "locale":
             return span
-        if before in _WORDS["action_nouns"] and ru_morph.is_verb(word_after(cur, span.end), ("VERB",)):
+        if before in _WORDS["action_nouns"] and is_verb(word_after(cur, span.end), ("VERB",)):
             # 'Возврат 500 ₽ поступит' пятьсот: the amount names the payment
             span = super().find_span(cur, pos, replace(ctx, prev_word=""))
         raw = cur.text[pos:span.end]
@@ -712,18 +714,19 @@ class Russian(Language):
         if not is_digit(cur.at(pos)):
             return span
         preposition = _preposition(ctx)
+        plain = _plain(raw)
         if before.rstrip(".") in _WORDS["legal_parts"] and raw.isdecimal():
             span.agreement = "legal part"  # 'ч. 2 ст.': the article whose part it is, in the genitive
         if (
             raw.endswith(",5")
             and (form := ru_morph.noun(noun := word_after(cur, span.end)))
-            and (reading := _and_a_half(*_whole_and_decimals(raw), form.gender, self.amount_case(ctx), noun.lower()))
+            and (reading := _and_a_half(*_whole_and_decimals(raw), form.gender, self.amount_case(ctx), noun))
         ):
             span.info = reading  # '1,5 часа' полтора часа, '6,5 лет' шесть с половиной лет
             noun = chunk_after(cur, span.end, is_letter) if span.info == "полутора" else None
-            if noun and ru_morph.inflect(noun[0], "genitive") == noun[0]:
+            if noun and inflect(noun[0], "genitive") == noun[0]:
                 # 'до 1,5 минуты' минут
-                span.info, span.end = f"полутора {ru_morph.inflect(noun[0], 'genitive', plural=True)}", noun[1]
+                span.info, span.end = f"полутора {inflect(noun[0], 'genitive', plural=True)}", noun[1]
         elif re.fullmatch(r"\d+,\d\d", raw) and (amount := _number_after(cur, span.end, ("до",))) and (
                 written := word_after(cur, amount[1])) in MINOR:
             span.info = self._counted_quantity(*raw.split(","), self.unit(written), ctx)  # 'с 6,43 до 6,99 руб.'
@@ -734,17 +737,17 @@ class Russian(Language):
             span.agreement = "whole hours" if preposition == "с" else ""
         elif (
             preposition in ("в", "во")
-            and (m := _RANGE_END.fullmatch(_plain(raw)))
+            and (m := _RANGE_END.fullmatch(plain))
             and (unit := self.unit(m["unit"]))
             # 'в 300 м от метро' в трёхстах метрах: where, not how far; 'в 1 л воды' в одном литре
             and (word_after(cur, span.end) in _WORDS["distance_after"] or m["unit"] in _WORDS["units_holding"])
         ):
             span.info = self._counted_quantity(*_whole_and_decimals(m["last"]), unit, ctx, "prepositional")
-        elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(_plain(raw))):
+        elif ctx.agreement.startswith(_MEASURE_RANGE_OPEN) and (m := _RANGE_END.fullmatch(plain)):
             case = ctx.agreement.removeprefix(_MEASURE_RANGE_OPEN)  # after a preposition no 'до'
             span.info = (up_to := _up_to(m, case or "genitive")) and "до " * (not case) + up_to or span.info
         elif raw.isdecimal() and (unit := _spaced_range_unit(cur, span.end, int(raw))):
-            case = ru_cases.COUNT_PREPOSITIONS.get(preposition, "")  # 'до 3 – 5 кг' до трёх пяти, no 'от … до'
+            case = COUNT_PREPOSITIONS.get(preposition, "")  # 'до 3 – 5 кг' до трёх пяти, no 'от … до'
             span.info = "от " * (not case) + cardinal(int(raw), UNITS[unit][3], case or "genitive")
             span.agreement = _MEASURE_RANGE_OPEN + case
         elif (m := _COUNT_ENDING.fullmatch(raw)) and word_after(cur, span.end).isalpha():
@@ -755,18 +758,18 @@ class Russian(Language):
                 day[0].isdecimal() and 0 < int(day[0]) < 32 and word_after(cur, day[1]) in MONTH_INDEX):  # '3 и 4 мая'
             span.agreement = _day_case(preposition)
             span.info = ordinal(int(raw), "n", span.agreement)
-        elif (m := _ORDINAL.fullmatch(_plain(raw))) and (reading := _ordinal_before_noun(
+        elif (m := _ORDINAL.fullmatch(plain)) and (reading := _ordinal_before_noun(
             int(m.group("num")), m.group("ending"), preposition, word_after(cur, span.end),
             before or _word_before(ctx).lower(),  # past a dash: 'место — 21-е'
         )):
             span.info = reading  # 'занял 26-е место' двадцать шестое: the noun's gender, not the commonest form
-        elif _plain(raw).replace(".", " ").split()[-1] in {*MINOR, "ч"} and (
-                (case := self.amount_case(ctx)) == "genitive" or preposition in ru_cases.COUNT_PREPOSITIONS):
+        elif plain.replace(".", " ").split()[-1] in {*MINOR, "ч"} and (
+                (case := self.amount_case(ctx)) == "genitive" or preposition in COUNT_PREPOSITIONS):
             span.agreement = _CARRIED + case  # after a preposition, not a verb ('Прошло 2 ч 41 мин' сорок одна)
         elif (
-            ru_morph.governs_accusative(verb := preposition or ctx.last_visible == "," and ctx.agreement or "")
+            governs_accusative(verb := preposition or ctx.last_visible == "," and ctx.agreement or "")
             or (
-                ru_morph.governs_accusative(verb := _word_before(ctx))
+                governs_accusative(verb := _word_before(ctx))
                 and (False, "accusative") in getattr(ru_morph.noun(before), "forms", ())
             )
         ):
@@ -799,6 +802,15 @@ def _phone_end(cur: Cursor, pos: int) -> int | None:
     return j if j > pos + 1 else None
 
 
+def _counted_noun(cur: Cursor, end: int) -> str:
+    """The word after a count, past an adjective ('на 1 бюджетное место' одно, '2 новые книги' две); of a hyphenated
+    one its last part, which declines ('1 дополнительную сим-карту' одну)."""
+    found = chunk_after(cur, end, is_letter)
+    if found and is_verb(found[0], ("ADJF", "PRTF")):
+        found = chunk_after(cur, found[1], is_letter) or found
+    return found[0].lower().rpartition("-")[2] if found else word_after(cur, end)
+
+
 def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -> str | None:
     """An ordinal where the noun after the number has no form a count of `n` takes ('занял 2 место' второе), in the
     noun's gender and case, the preposition's first; 1, 21 … only before a noun of rank ('на 1 этаже' на первом, not 'в
@@ -811,7 +823,7 @@ def _ordinal_by_noun(n: int, preposition: str, noun: str, named: bool = False) -
     ):
         return None  # '2 места': a count
     wanted = {"accusative", "prepositional"} if preposition in ("в", "во", "на") else {
-        ru_cases.COUNT_PREPOSITIONS.get(preposition, "")}
+        COUNT_PREPOSITIONS.get(preposition, "")}
     return ordinal_agreeing(n, form, next((c for c in cases if c in wanted), cases[0]))
 
 
@@ -820,7 +832,7 @@ def _ordinal_before_noun(n: int, ending: str, preposition: str, noun: str, befor
     noun's gender and case that ends as written ('26-е место' двадцать шестое, not двадцать шестые)."""
     if (form := ru_morph.noun(noun) or ru_morph.noun(before)) is None or form.forms[0][0]:
         return None
-    wanted = ru_cases.COUNT_PREPOSITIONS.get(preposition)
+    wanted = COUNT_PREPOSITIONS.get(preposition)
     return _as_written(
         (ordinal_agreeing(n, form, case) for case in sorted(form.singular_cases(), key=lambda c: c != wanted)), ending
     )
@@ -853,7 +865,7 @@ def _preposition(ctx: Context) -> str:
         if word in ("и", "или")
         else (before[-1] if word in _WORDS["before_object"] else before[-2] * (before[-1] in ("на", "в")))
     )
-    return pair if pair in ru_cases.COUNT_PREPOSITIONS else verb.lower() if ru_morph.governs_accusative(verb) else word
+    return pair if pair in COUNT_PREPOSITIONS else verb.lower() if governs_accusative(verb) else word
 
 
 def _roman_by_words(cur: Cursor, end: int, word: str, n: int, ctx: Context) -> Span | None:
@@ -893,7 +905,7 @@ def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str
             case = (
                 _PREPOSITION_CASES.get(preposition) or "genitive" * bool(ru_morph.noun(preposition)) or "nominative"
             ).replace("accusative", "nominative")
-            noun = ru_morph.inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == "")
+            noun = inflect(lemma, case, plural=word[0] != "в") + "." * (word_after(cur, word[1] + 1) == "")
             stop = word[1] + 1
         else:
             return None
@@ -903,8 +915,9 @@ def _with_period_noun(cur: Cursor, end: int, values: list[int], preposition: str
 
 
 def _day_case(preposition: str) -> str:
-    """A preposition's case for a day ('к 5 мая' к пятому, 'на 5 мая' на пятое), but a date takes no 'в': genitive."""
-    case = _PREPOSITION_CASES.get(preposition.lower(), "genitive")
+    """A (lower-case) preposition's case for a day ('к 5 мая' к пятому, 'на 5 мая' на пятое), but a date takes no 'в':
+    genitive."""
+    case = _PREPOSITION_CASES.get(preposition, "genitive")
     return {"prepositional": "genitive", "accusative": "nominative"}.get(case, case)
 
 
@@ -945,7 +958,7 @@ def _day_range(raw: str, preposition: str) -> str | None:
     case; None where `raw` is not two days of a month, the first before the second ('14-16')."""
     if not (m := _DAY_RANGE.fullmatch(raw)) or not 1 <= (first := int(m[1])) < (last := int(m[2])) <= 31:
         return None
-    if (since := preposition.lower() in ("с", "со")) or preposition.lower() not in _PREPOSITION_CASES:
+    if (since := preposition in ("с", "со")) or preposition not in _PREPOSITION_CASES:
         return f"{'' if since else 'с '}{ordinal(first, 'n', 'genitive')} по {ordinal(last, 'n')}"
     return " ".join(ordinal(day, "n", _day_case(preposition)) for day in (first, last))
 
@@ -1008,7 +1021,7 @@ def _and_a_half(whole: str, fractional: str | None, gender: str, case: str, noun
     return (
         f"{cardinal(int(whole), gender, case)} с половиной"
         if whole != "1"
-        else (("полторы" if gender == "f" else "полтора") if case in ru_cases.DIRECT_CASES else "полутора")
+        else (("полторы" if gender == "f" else "полтора") if case in DIRECT_CASES else "полутора")
     )
 
 
@@ -1023,7 +1036,7 @@ def _unit_form(forms: tuple[str, str, str], count: int | None, case: str) -> str
         words = forms[0].split()  # 'с 16 ГБ' гигабайтами; a noun's complement kept: 'при 5 °F' градусах фаренгейта
         return " ".join(
             (
-                ru_morph.inflect(word, case, agreement(count) > 0)
+                inflect(word, case, agreement(count) > 0)
                 if i == 0 or words[0].endswith(("ый", "ий", "ой", "ая"))
                 else word
             )
