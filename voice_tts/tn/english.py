@@ -207,7 +207,7 @@ def local_phone(text: str) -> str | None:
 
 # --- Roman numerals --------------------------------------------------------------------------
 
-_ROMAN_VALUES = _DATA["roman_values"]
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 # A numeral written the canonical way, 1 to 3999 ('XIV', not 'IIII' or 'VX').
 _ROMAN = re.compile(r"(?=.)M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
 # Words after which a Roman numeral is a number (left context, §2.2).

@@ -77,7 +77,7 @@ _CARRIED = "carried "
 # The agreement of a measure range's first number, spaces around its dash ('3 – 5 кг'), then its preposition's case.
 _MEASURE_RANGE_OPEN = "measure range:"
 # The cases `_day_case` gives a day; a span's agreement may also mark a money amount or a range.
-_DAY_CASES = frozenset(_WORDS["day_cases"])
+_DAY_CASES = frozenset(("nominative", "genitive", "dative", "accusative", "instrumental"))
 # 'N-х' before a word is a count in the genitive ('4-х килограммовый', 'для 3-х человек'); a decade (ending in 0, save 0
 # itself) stays an ordinal ('в 90-х было иначе'), and so does 'N-х' with no word after it.
 _COUNT_ENDING = re.compile(r"(?P<num>\d*[1-9]|0+)-х")

@@ -10,12 +10,11 @@ from functools import cache, lru_cache
 
 import pymorphy3
 
-from voice_tts.tn.locales import words
-
 
 # pymorphy3's (OpenCorpora's) grammemes as the case and gender names num2words takes.
-_CASES: dict[str, str] = words("ru")["pymorphy_cases"]
-_GENDERS: dict[str, str] = words("ru")["pymorphy_genders"]
+_CASES = {"nomn": "nominative", "gent": "genitive", "gen2": "genitive", "datv": "dative", "accs": "accusative",
+          "ablt": "instrumental", "loct": "prepositional", "loc2": "prepositional", "voct": "nominative"}
+_GENDERS = {"masc": "m", "femn": "f", "neut": "n"}
 _GRAMMEMES = {case: grammeme for grammeme, case in reversed(_CASES.items())}  # 'genitive': 'gent'
 
 
