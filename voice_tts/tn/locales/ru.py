@@ -263,7 +263,7 @@ class Russian(Language):
         """'½' or '1/2' (no pressure) as a noun before a spoon in the genitive ('½ ч. л.' половину чайной ложки) or a
         noun ('3/4 суммы' три четверти), a half joined to it ('1/2 стакана' полстакана) but after a count's preposition
         ('до ½ стакана' до половины); after one with no noun a noun too ('собран на 3/4' на три четверти)."""
-        if any(cur.startswith(end, w) for w in _WORD_UNITS):
+        if lexer.word_at(cur, end, _WORD_UNITS):
             reading = self.fraction_before(cur, end, numerator, denominator, ctx, True)
             return self.locale_span(end, reading, "legal part")
         noun = chunk_after(cur, end, is_letter)
@@ -612,7 +612,7 @@ class Russian(Language):
         metres ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or another unit in
         the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words ('мм рт. ст.'), a half."""
         if pos == body and (
-            unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)
+            unit := lexer.word_at(cur, k := self._number_end(cur, pos), _WORD_UNITS)
         ):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
