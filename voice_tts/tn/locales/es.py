@@ -15,14 +15,12 @@ from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import numeric_spans, words
 from voice_tts.tn.locales.european import Currency
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.iberian import Iberian
 from voice_tts.tn.locales.noun_gender import is_feminine_name
-from voice_tts.tn.locales.numeric_spans import read_pieces, to_int
+from voice_tts.tn.locales.numeric_spans import read_pieces, roman_value, to_int
 
-_WORDS = words("es")
 
 # The CLDR rulesets of the three forms: "uno" alone, "un"/"veintiún" before a masculine noun, feminine.
 _FORMS = {"": "spellout-numbering", "un": "spellout-cardinal-masculine", "f": "spellout-cardinal-feminine"}
@@ -82,7 +80,6 @@ def _denominator(d: int) -> str | None:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-_NOT_ROMAN = frozenset(_WORDS["not_roman"])  # words written like Roman numerals ('mil', 'civil')
 _GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
 _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
 _EXTENSION_GROUP = re.compile(r"\d{3}-\d{4}-(\d+)$")
@@ -172,10 +169,9 @@ class Spanish(Iberian):
         """Any that is no word ('xix'; not 'mi', 'civil', nor 'I', 'C', 'D', 'L', 'M' alone but 'Carlos I') an ordinal,
         after a name the ruler's ('Alfonso trece'); after 'siglo' or closing a quoted title a number ('siglo x ec')."""
         chapter = (self.abbreviation(ctx.prev_word + ".") or ctx.prev_word).lower()  # 'cap. IV' as 'capítulo IV'
-        if not (numeric_spans.is_roman(word, chapter, self.CHAPTER_WORDS, _NOT_ROMAN)
-                or word == "I" and ctx.prev_word.istitle()):
+        if not (self.is_roman(word, chapter) or word == "I" and ctx.prev_word.istitle()):
             return None
-        value = numeric_spans.roman_value(word)
+        value = roman_value(word)
         # '«El Madrid de Felipe II»' segundo; 'Derecho Civil II' dos, a course's part
         ruler = self.is_ruler(ctx.prev_word)
         article = ctx.prev_word.lower() in self.PREPOSITIONS
@@ -183,7 +179,7 @@ class Spanish(Iberian):
             chapter not in self.CHAPTER_WORDS
             and (ruler or article or not ctx.prev_word.istitle() or set(word) - set("IVX"))
             # '«Rocky II»' dos
-            and (ruler or value < 2 or cur.at(end) not in numeric_spans.CLOSING_QUOTES)
+            and not self.names_sequel(cur, end, value, ruler)
         ):
             noun = chunk_after(cur, end, is_letter) if article else None  # 'la III Feria'
             return self.locale_span(

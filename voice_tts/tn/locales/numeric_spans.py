@@ -42,23 +42,8 @@ def is_address(word: str) -> bool:
         ch.isalpha() for ch in word)
 
 
-def is_roman(word: str, prev_word: str, roman_after: frozenset[str], not_roman: frozenset[str]) -> bool:
-    """Upper-case numerals ('XIX', 'V'; not 'I', 'C', 'D', 'L', 'M' alone); lower-case ones of two
-    letters or more that are not words (`not_roman`: 'mi', 'di'), or any after a word of
-    `roman_after` ('siglo') but a lone C, D, L or M."""
-    if not english.roman_value(word.upper()):
-        return False
-    if prev_word.lower() in roman_after:
-        return len(word) > 1 or word.upper() in "IVX"
-    return (
-        (len(word) > 1 or word in "VX")
-        if word.isupper()
-        else word.islower() and len(word) > 1 and word not in not_roman
-    )
-
-
 def roman_value(word: str) -> int:
-    """The value of a numeral `is_roman` accepted, in either case."""
+    """The value of a Roman numeral in either case, else 0."""
     return english.roman_value(word.upper()) or 0
 
 

@@ -55,8 +55,6 @@ MONTH_INDEX = {key: i for i, m in enumerate(MONTHS_GENITIVE, 1) for key in (m[:3
 _AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
 # Of those, the abbreviations whose period belongs to them ('руб.').
 _DOTTED = frozenset(_WORDS["dotted_abbreviations"])
-# Lower-case words that spell a Roman numeral; after a word of CHAPTER_WORDS ('глава IV') one is a number.
-_NOT_ROMAN = frozenset(_WORDS["not_roman"])
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
@@ -593,14 +591,13 @@ class Russian(Language):
         'C' alone) an ordinal, after 'глава', 'том' one agreeing with it ('в главе IV' в главе четвёртой), after an
         abbreviated one or closing a quoted title a number ('гл. IV' четыре, '«Рокки II»' два)."""
         value, chaptered = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS
-        chapter = chaptered or value and value > 1 and cur.at(
-            end) in numeric_spans.CLOSING_QUOTES and ctx.prev_word not in _WORDS["rulers"]  # '«Генрих IV»' Четвёртый
+        chapter = chaptered or self.names_sequel(cur, end, value, ctx.prev_word in self.RULERS)
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
         noun = ru_morph.noun(ctx.prev_word) if chaptered else None
         agreeing = noun and not noun.forms[0][0] and ordinal_agreeing(value, noun, noun.forms[0][1])  # singular
         return self.locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value))) if (
-            numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN)) else None
+            self.is_roman(word, ctx.prev_word)) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     _day_list = _month_year = _list_number = staticmethod(lambda *args: None)
