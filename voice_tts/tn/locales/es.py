@@ -63,11 +63,6 @@ def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
 
 # --- decimals and fractions -------------------------------------------------------------------
 
-def _with_zeros(text: str, form: str) -> str:
-    rest = text.lstrip("0")
-    return " ".join(["cero"] * (len(text) - len(rest)) + ([cardinal(int(rest), form)] if rest else []))
-
-
 def _denominator(d: int) -> str | None:
     """'medio', 'tercio', then the ordinal ('cuarto' … 'décimo'), 'onceavo' … 'noventainueveavo'."""
     if 2 <= d <= 10:
@@ -100,7 +95,8 @@ class Spanish(Iberian):
         """Digits after the comma: up to three as one number after their zeros ('01' → 'cero uno'),
         more in pairs ('5332' → 'cincuenta y tres treinta y dos')."""
         pieces = [text] if len(text) <= 3 else [text[i:i + 2] for i in range(0, len(text), 2)]
-        return " ".join(_with_zeros(p, form if i == len(pieces) - 1 else "") for i, p in enumerate(pieces))
+        *heads, last = pieces
+        return " ".join([*map(self._zeros_then_number, heads), self._zeros_then_number(last, None, form)])
 
     def fraction(self, numerator: int, denominator: int, feminine: bool = False) -> str:
         name = _denominator(denominator)
@@ -138,7 +134,7 @@ class Spanish(Iberian):
         """Groups each a number where one has two digits or in a 900 ('901 33 55 33'); 'NNN-NNNN-N' an extension."""
         m, groups = _EXTENSION_GROUP.search(text), re.findall(r"\d+", text)
         if m is None and len(groups) > 2 and (min(map(len, groups)) == 2 or groups[0] == "900"):
-            return " ".join(_with_zeros(g, "") for g in groups)
+            return " ".join(map(self._zeros_then_number, groups))
         return (
             self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
         )
@@ -162,8 +158,8 @@ class Spanish(Iberian):
 
     def _alphanumeric(self, text: str) -> str:
         """Digits as numbers (long runs one by one), words as written, symbols by name ('a-5' a cinco); no marks."""
-        return read_pieces(text, self.SYMBOLS, lambda run: _with_zeros(run, "") if len(run) <= 6 else self.digits(run),
-                           pieces=_PIECE)
+        numbers = lambda run: self._zeros_then_number(run) if len(run) <= 6 else self.digits(run)  # noqa: E731
+        return read_pieces(text, self.SYMBOLS, numbers, pieces=_PIECE)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """Any that is no word ('xix'; not 'mi', 'civil', nor 'I', 'C', 'D', 'L', 'M' alone but 'Carlos I') an ordinal,

@@ -290,11 +290,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The digits after the decimal comma: one by one, or where the language reads them so as a number after their zeros."""
         return self._zeros_then_number(digits, self.digits) if self.DECIMALS_AS_NUMBER else self.digits(digits)
 
-    def _zeros_then_number(self, digits: str, longer: Callable[[str], str] | None = None) -> str:
+    def _zeros_then_number(self, digits: str, longer: Callable[[str], str] | None = None, *form: str) -> str:
         """Each leading zero, then the rest as one number ('05' → 'zero cinque', a telephone number's group '01' ноль
-        один); a run of more than three digits as `longer` reads it where given (decimals in French and Italian)."""
+        один), in the cardinal's `form` where given ('0,21 libras' cero veintiuna); a run of more than three digits as
+        `longer` reads it where given (decimals in French and Italian)."""
         rest = digits.lstrip("0")
-        number = [self.cardinal(int(rest)) if longer is None or len(rest) <= 3 else longer(rest)] if rest else []
+        number = [longer(rest) if longer and len(rest) > 3 else self.cardinal(int(rest), *form)] if rest else []
         return " ".join([self.cardinal(0)] * (len(digits) - len(rest)) + number)
 
     def fraction(self, numerator: int, denominator: int) -> str:
