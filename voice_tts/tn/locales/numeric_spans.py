@@ -98,14 +98,17 @@ def english_amount(text: str) -> tuple[str, str | None] | None:
     )
 
 
-def date_parts(m: re.Match) -> tuple[int, int, int] | None:
+def date_parts(m: re.Match, short_year_separators: str = "") -> tuple[int, int, int] | None:
     """(day, month, year) of a DATE match: year first, day first, or month first where the day
-    could not be a month ('03/15/2024'); None when it is no date."""
+    could not be a month ('03/15/2024'); 'дд.мм.гг' with one of `short_year_separators` ('31.01.06'; not '1.12.05', a
+    version); None when it is no date."""
     a, b, c = int(m.group("a")), int(m.group("b")), int(m.group("c"))
     if len(m.group("a")) == 4:
         year, month, day = a, b, c
     elif len(m.group("c")) >= 3 or m.group("s") == "/":
         day, month, year = (b, a, c) if b > 12 >= a else (a, b, c)
+    elif m.group("s") in short_year_separators and len(m.group("a")) == len(m.group("b")) == len(m.group("c")) == 2:
+        day, month, year = a, b, c
     else:
         return None
     return (day, month, year) if 1 <= month <= 12 and 1 <= day <= 31 else None

@@ -365,10 +365,10 @@ class Russian(Language):
         # a product's version ('Android 14.1' четырнадцать точка один): a Russian decimal is written with a comma
         if re.fullmatch(r"\d+\.\d+", token) and re.fullmatch(r"[A-Za-z]+", ctx.prev_word):
             return " точка ".join(cardinal(int(part)) for part in token.split("."))
-        # 'рождения 01-01-86' a date, else a telephone number
+        # 'рождения 01-01-86' a date, else a city's telephone number
         cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])
         parts = (
-            _date_parts(m, ".-" if cued else ".")
+            date_parts(m, ".-" if cued else ".")
             if (m := DATE.fullmatch(token.removesuffix("г"))) and (token.endswith("г") or cued)
             else None
         )
@@ -980,22 +980,6 @@ def _spell_latin(word: str) -> str:
 
 def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
-
-
-def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | None:
-    """(day, month, year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not '1.12.05', a version;
-    with hyphens 'xx-xx-xx' a city's telephone number, but where `separators` has them)."""
-    day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
-    return date_parts(m) or (
-        (day, month, int(year))
-        if (
-            m.group("s") in separators
-            and len(year) == len(m.group("a")) == len(m.group("b")) == 2
-            and 1 <= day <= 31
-            and 1 <= month <= 12
-        )
-        else None
-    )
 
 
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
