@@ -15,14 +15,12 @@ from voice_tts.tn import cldr
 from voice_tts.tn.chars import is_letter
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor
-from voice_tts.tn.locales import numeric_spans, words
 from voice_tts.tn.locales.european import Currency
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.iberian import Iberian
 from voice_tts.tn.locales.noun_gender import is_feminine_name
-from voice_tts.tn.locales.numeric_spans import read_pieces, to_int
+from voice_tts.tn.locales.numeric_spans import read_pieces, roman_value, to_int
 
-_WORDS = words("es")
 
 # The CLDR rulesets of the three forms: "uno" alone, "un"/"veintiún" before a masculine noun, feminine.
 _FORMS = {"": "spellout-numbering", "un": "spellout-cardinal-masculine", "f": "spellout-cardinal-feminine"}
@@ -65,11 +63,6 @@ def ordinal(n: int, feminine: bool = False, short: bool = False) -> str:
 
 # --- decimals and fractions -------------------------------------------------------------------
 
-def _with_zeros(text: str, form: str) -> str:
-    rest = text.lstrip("0")
-    return " ".join(["cero"] * (len(text) - len(rest)) + ([cardinal(int(rest), form)] if rest else []))
-
-
 def _denominator(d: int) -> str | None:
     """'medio', 'tercio', then the ordinal ('cuarto' … 'décimo'), 'onceavo' … 'noventainueveavo'."""
     if 2 <= d <= 10:
@@ -82,7 +75,6 @@ def _denominator(d: int) -> str | None:
 
 # --- the words around numbers -----------------------------------------------------------------
 
-_NOT_ROMAN = frozenset(_WORDS["not_roman"])  # words written like Roman numerals ('mil', 'civil')
 _GROUPED_FRACTION = re.compile(r"(\d+)/(\d{1,3}(?:\.\d{3})+)")  # '1/1.000.000'
 _PIECE = re.compile(r"\d+|[^\W\d_]+|\S")
 _EXTENSION_GROUP = re.compile(r"\d{3}-\d{4}-(\d+)$")
@@ -103,7 +95,8 @@ class Spanish(Iberian):
         """Digits after the comma: up to three as one number after their zeros ('01' → 'cero uno'),
         more in pairs ('5332' → 'cincuenta y tres treinta y dos')."""
         pieces = [text] if len(text) <= 3 else [text[i:i + 2] for i in range(0, len(text), 2)]
-        return " ".join(_with_zeros(p, form if i == len(pieces) - 1 else "") for i, p in enumerate(pieces))
+        *heads, last = pieces
+        return " ".join([*map(self._zeros_then_number, heads), self._zeros_then_number(last, None, form)])
 
     def fraction(self, numerator: int, denominator: int, feminine: bool = False) -> str:
         name = _denominator(denominator)
@@ -141,7 +134,7 @@ class Spanish(Iberian):
         """Groups each a number where one has two digits or in a 900 ('901 33 55 33'); 'NNN-NNNN-N' an extension."""
         m, groups = _EXTENSION_GROUP.search(text), re.findall(r"\d+", text)
         if m is None and len(groups) > 2 and (min(map(len, groups)) == 2 or groups[0] == "900"):
-            return " ".join(_with_zeros(g, "") for g in groups)
+            return " ".join(map(self._zeros_then_number, groups))
         return (
             self.digits(text) if m is None else f"{self.digits(text[:m.start(1)])} {self.EXTENSION} {self.digits(m[1])}"
         )
@@ -165,17 +158,16 @@ class Spanish(Iberian):
 
     def _alphanumeric(self, text: str) -> str:
         """Digits as numbers (long runs one by one), words as written, symbols by name ('a-5' a cinco); no marks."""
-        return read_pieces(text, self.SYMBOLS, lambda run: _with_zeros(run, "") if len(run) <= 6 else self.digits(run),
-                           pieces=_PIECE)
+        numbers = lambda run: self._zeros_then_number(run) if len(run) <= 6 else self.digits(run)  # noqa: E731
+        return read_pieces(text, self.SYMBOLS, numbers, pieces=_PIECE)
 
     def roman(self, cur: Cursor, end: int, word: str, ctx: Context) -> Span | None:
         """Any that is no word ('xix'; not 'mi', 'civil', nor 'I', 'C', 'D', 'L', 'M' alone but 'Carlos I') an ordinal,
         after a name the ruler's ('Alfonso trece'); after 'siglo' or closing a quoted title a number ('siglo x ec')."""
         chapter = (self.abbreviation(ctx.prev_word + ".") or ctx.prev_word).lower()  # 'cap. IV' as 'capítulo IV'
-        if not (numeric_spans.is_roman(word, chapter, self.CHAPTER_WORDS, _NOT_ROMAN)
-                or word == "I" and ctx.prev_word.istitle()):
+        if not (self.is_roman(word, chapter) or word == "I" and ctx.prev_word.istitle()):
             return None
-        value = numeric_spans.roman_value(word)
+        value = roman_value(word)
         # '«El Madrid de Felipe II»' segundo; 'Derecho Civil II' dos, a course's part
         ruler = self.is_ruler(ctx.prev_word)
         article = ctx.prev_word.lower() in self.PREPOSITIONS
@@ -183,7 +175,7 @@ class Spanish(Iberian):
             chapter not in self.CHAPTER_WORDS
             and (ruler or article or not ctx.prev_word.istitle() or set(word) - set("IVX"))
             # '«Rocky II»' dos
-            and (ruler or value < 2 or cur.at(end) not in numeric_spans.CLOSING_QUOTES)
+            and not self.names_sequel(cur, end, value, ruler)
         ):
             noun = chunk_after(cur, end, is_letter) if article else None  # 'la III Feria'
             return self.locale_span(

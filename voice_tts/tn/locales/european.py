@@ -28,7 +28,9 @@ from voice_tts.tn.locales import abbreviations, words
 from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after, letters_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
-from voice_tts.tn.locales.numeric_spans import GROUP_SPACES, GROUPED, english_amount, is_address, to_int, word_after
+from voice_tts.tn.locales.numeric_spans import (
+    CLOSING_QUOTES, GROUP_SPACES, GROUPED, english_amount, is_address, to_int, word_after
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +90,7 @@ _ATTACHED_UNIT = re.compile(r"(\d+(?:,\d+)?)([^\W\d_][^\W\d_/²³]*(?:/[^\W\d_]+
 # plural, feminine?], a currency as [main unit, minor unit].
 _TABLES: dict[str, Callable] = {name: kind for kind, names in (
     (frozenset, "year_cues zones not_nouns century_words chapter_words version_words ordinal_after name_abbreviations"),
+    (frozenset, "not_roman"),
     (frozenset, "extensions clock_cues rulers seat_words street_words sentence_final clock_markers prepositions"),
     (dict, "half_units eras weekdays symbols abbreviated_endings roman_abbreviations address_symbols address_readings"),
     (dict, "day_parts"), (tuple, "half_before digit_cues half singular_endings"), (frozenset, "room_words short_units"),
@@ -199,6 +202,8 @@ class Language(AddressesAndPhones, DatesAndTimes):
     )
     # Abbreviations that stand for a chapter word only before a Roman numeral ('s. XIII' siglo).
     ROMAN_ABBREVIATIONS: dict[str, str] = {}
+    # Lower-case words written like Roman numerals ('mi', 'civil'), where the language reads lower-case ones.
+    NOT_ROMAN: frozenset[str] = frozenset()
     # Words after which dotted numbers are a version ("versione 2.10" due punto dieci), no date; of those, a room's,
     # its floor and its number with no point said ('aula 1.04' uno cero cuatro).
     VERSION_WORDS = ROOM_WORDS = frozenset()
@@ -285,11 +290,12 @@ class Language(AddressesAndPhones, DatesAndTimes):
         """The digits after the decimal comma: one by one, or where the language reads them so as a number after their zeros."""
         return self._zeros_then_number(digits, self.digits) if self.DECIMALS_AS_NUMBER else self.digits(digits)
 
-    def _zeros_then_number(self, digits: str, longer: Callable[[str], str] | None = None) -> str:
+    def _zeros_then_number(self, digits: str, longer: Callable[[str], str] | None = None, *form: str) -> str:
         """Each leading zero, then the rest as one number ('05' → 'zero cinque', a telephone number's group '01' ноль
-        один); a run of more than three digits as `longer` reads it where given (decimals in French and Italian)."""
+        один), in the cardinal's `form` where given ('0,21 libras' cero veintiuna); a run of more than three digits as
+        `longer` reads it where given (decimals in French and Italian)."""
         rest = digits.lstrip("0")
-        number = [self.cardinal(int(rest)) if longer is None or len(rest) <= 3 else longer(rest)] if rest else []
+        number = [longer(rest) if longer and len(rest) > 3 else self.cardinal(int(rest), *form)] if rest else []
         return " ".join([self.cardinal(0)] * (len(digits) - len(rest)) + number)
 
     def fraction(self, numerator: int, denominator: int) -> str:
@@ -756,6 +762,22 @@ class Language(AddressesAndPhones, DatesAndTimes):
             return None
         ends = dot and self._ends_sentence(cur, end + 1)
         return self.locale_span(end + dot, self.regnal(value, is_feminine_name(name), ctx) + "." * ends)
+
+    def is_roman(self, word: str, prev_word: str) -> bool:
+        """Upper-case numerals ('XIX', 'V'; not 'I', 'C', 'D', 'L', 'M' alone); lower-case ones of two letters or more
+        that are not words (NOT_ROMAN: 'mi', 'di'), or any after a chapter word ('siglo') but a lone C, D, L or M."""
+        if not roman_value(word.upper()):
+            return False
+        if prev_word.lower() in self.CHAPTER_WORDS:
+            return len(word) > 1 or word.upper() in "IVX"
+        if word.isupper():
+            return len(word) > 1 or word in "VX"
+        return word.islower() and len(word) > 1 and word not in self.NOT_ROMAN
+
+    def names_sequel(self, cur: Cursor, end: int, value: int, ruler: bool) -> bool:
+        """Whether a Roman numeral before a quote closing a title is a sequel's number, a cardinal ('«Rocky II»' dos),
+        not a ruler's ('«Генрих IV»' Четвёртый)."""
+        return value > 1 and cur.at(end) in CLOSING_QUOTES and not ruler
 
     def follows_chapter_word(self, ctx: Context) -> bool:
         """Whether the word before names a numbered part, so that a Roman numeral after it is a number: also

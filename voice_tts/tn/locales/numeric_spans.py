@@ -42,23 +42,8 @@ def is_address(word: str) -> bool:
         ch.isalpha() for ch in word)
 
 
-def is_roman(word: str, prev_word: str, roman_after: frozenset[str], not_roman: frozenset[str]) -> bool:
-    """Upper-case numerals ('XIX', 'V'; not 'I', 'C', 'D', 'L', 'M' alone); lower-case ones of two
-    letters or more that are not words (`not_roman`: 'mi', 'di'), or any after a word of
-    `roman_after` ('siglo') but a lone C, D, L or M."""
-    if not english.roman_value(word.upper()):
-        return False
-    if prev_word.lower() in roman_after:
-        return len(word) > 1 or word.upper() in "IVX"
-    return (
-        (len(word) > 1 or word in "VX")
-        if word.isupper()
-        else word.islower() and len(word) > 1 and word not in not_roman
-    )
-
-
 def roman_value(word: str) -> int:
-    """The value of a numeral `is_roman` accepted, in either case."""
+    """The value of a Roman numeral in either case, else 0."""
     return english.roman_value(word.upper()) or 0
 
 
@@ -113,14 +98,17 @@ def english_amount(text: str) -> tuple[str, str | None] | None:
     )
 
 
-def date_parts(m: re.Match) -> tuple[int, int, int] | None:
+def date_parts(m: re.Match, short_year_separators: str = "") -> tuple[int, int, int] | None:
     """(day, month, year) of a DATE match: year first, day first, or month first where the day
-    could not be a month ('03/15/2024'); None when it is no date."""
+    could not be a month ('03/15/2024'); 'дд.мм.гг' with one of `short_year_separators` ('31.01.06'; not '1.12.05', a
+    version); None when it is no date."""
     a, b, c = int(m.group("a")), int(m.group("b")), int(m.group("c"))
     if len(m.group("a")) == 4:
         year, month, day = a, b, c
     elif len(m.group("c")) >= 3 or m.group("s") == "/":
         day, month, year = (b, a, c) if b > 12 >= a else (a, b, c)
+    elif m.group("s") in short_year_separators and len(m.group("a")) == len(m.group("b")) == len(m.group("c")) == 2:
+        day, month, year = a, b, c
     else:
         return None
     return (day, month, year) if 1 <= month <= 12 and 1 <= day <= 31 else None

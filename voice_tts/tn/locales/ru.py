@@ -55,8 +55,6 @@ MONTH_INDEX = {key: i for i, m in enumerate(MONTHS_GENITIVE, 1) for key in (m[:3
 _AFTER = frozenset(UNITS) | frozenset(YEAR_WORDS) | frozenset(SPELLED_AFTER)
 # Of those, the abbreviations whose period belongs to them ('руб.').
 _DOTTED = frozenset(_WORDS["dotted_abbreviations"])
-# Lower-case words that spell a Roman numeral; after a word of CHAPTER_WORDS ('глава IV') one is a number.
-_NOT_ROMAN = frozenset(_WORDS["not_roman"])
 
 # The forms an ordinal's written ending may stand for, most common first: '1-й' первый, '2-е'
 # вторые (but '3-е' третье: третьи does not end in е), '84-м' восемьдесят четвертом.
@@ -263,7 +261,7 @@ class Russian(Language):
         """'½' or '1/2' (no pressure) as a noun before a spoon in the genitive ('½ ч. л.' половину чайной ложки) or a
         noun ('3/4 суммы' три четверти), a half joined to it ('1/2 стакана' полстакана) but after a count's preposition
         ('до ½ стакана' до половины); after one with no noun a noun too ('собран на 3/4' на три четверти)."""
-        if any(cur.startswith(end, w) for w in _WORD_UNITS):
+        if lexer.word_at(cur, end, _WORD_UNITS):
             reading = self.fraction_before(cur, end, numerator, denominator, ctx, True)
             return self.locale_span(end, reading, "legal part")
         noun = chunk_after(cur, end, is_letter)
@@ -367,10 +365,10 @@ class Russian(Language):
         # a product's version ('Android 14.1' четырнадцать точка один): a Russian decimal is written with a comma
         if re.fullmatch(r"\d+\.\d+", token) and re.fullmatch(r"[A-Za-z]+", ctx.prev_word):
             return " точка ".join(cardinal(int(part)) for part in token.split("."))
-        # 'рождения 01-01-86' a date, else a telephone number
+        # 'рождения 01-01-86' a date, else a city's telephone number
         cued = {ctx.prev_word.lower(), *ctx.words_before[-1:]} & set(_WORDS["date_cues"])
         parts = (
-            _date_parts(m, ".-" if cued else ".")
+            date_parts(m, ".-" if cued else ".")
             if (m := DATE.fullmatch(token.removesuffix("г"))) and (token.endswith("г") or cued)
             else None
         )
@@ -593,14 +591,13 @@ class Russian(Language):
         'C' alone) an ordinal, after 'глава', 'том' one agreeing with it ('в главе IV' в главе четвёртой), after an
         abbreviated one or closing a quoted title a number ('гл. IV' четыре, '«Рокки II»' два)."""
         value, chaptered = roman_value(word), ctx.prev_word.lower() in self.CHAPTER_WORDS
-        chapter = chaptered or value and value > 1 and cur.at(
-            end) in numeric_spans.CLOSING_QUOTES and ctx.prev_word not in _WORDS["rulers"]  # '«Генрих IV»' Четвёртый
+        chapter = chaptered or self.names_sequel(cur, end, value, ctx.prev_word in self.RULERS)
         if value and word.isupper() and not chapter and (span := _roman_by_words(cur, end, word, value, ctx)):
             return span
         noun = ru_morph.noun(ctx.prev_word) if chaptered else None
         agreeing = noun and not noun.forms[0][0] and ordinal_agreeing(value, noun, noun.forms[0][1])  # singular
         return self.locale_span(end, agreeing or (cardinal(value) if chapter else ordinal(value))) if (
-            numeric_spans.is_roman(word, ctx.prev_word, self.CHAPTER_WORDS, _NOT_ROMAN)) else None
+            self.is_roman(word, ctx.prev_word)) else None
 
     # A day's month and the year after a month are read by their case (`find_span`), a list number as a number.
     _day_list = _month_year = _list_number = staticmethod(lambda *args: None)
@@ -612,7 +609,7 @@ class Russian(Language):
         metres ('5 кв. м'), a date's year noun ('5 мая 1990 г.' … года), a unit after a scale word or another unit in
         the genitive plural ('10 тыс. руб.' десять тысяч рублей), 'США'; a unit of words ('мм рт. ст.'), a half."""
         if pos == body and (
-            unit := next((w for w in _WORD_UNITS if cur.startswith(k := self._number_end(cur, pos), w)), None)
+            unit := lexer.word_at(cur, k := self._number_end(cur, pos), _WORD_UNITS)
         ):
             end = k + len(unit) - self._period_ends_sentence(cur, k + len(unit) - 1)
             over, _, amount = _plain(cur.text[pos:k]).rpartition("/")
@@ -983,22 +980,6 @@ def _spell_latin(word: str) -> str:
 
 def _plain(raw: str) -> str:
     return " ".join(raw.split()).lower().replace("ё", "е")
-
-
-def _date_parts(m: re.Match, separators: str = ".") -> tuple[int, int, int] | None:
-    """(day, month, year) of a DATE match, also 'дд.мм.гг' ('31.01.06'; not '1.12.05', a version;
-    with hyphens 'xx-xx-xx' a city's telephone number, but where `separators` has them)."""
-    day, month, year = int(m.group("a")), int(m.group("b")), m.group("c")
-    return date_parts(m) or (
-        (day, month, int(year))
-        if (
-            m.group("s") in separators
-            and len(year) == len(m.group("a")) == len(m.group("b")) == 2
-            and 1 <= day <= 31
-            and 1 <= month <= 12
-        )
-        else None
-    )
 
 
 def _year_with_noun(n: int, word: str, preposition: str) -> str:
