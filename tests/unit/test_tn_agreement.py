@@ -1,6 +1,7 @@
 """Numbers agree with the words around them in Spanish, Portuguese and German, amounts written the
 English way after a currency symbol, telephone numbers in spaced groups, and the readings the
-differential test against NeMo-text-processing led to. Each is also checked streamed."""
+differential test against NeMo-text-processing led to, and an IP address in every language of Europe. Each is also
+checked streamed."""
 
 from __future__ import annotations
 
@@ -80,6 +81,11 @@ READINGS = [
     ("it", "Aggiungi 1 noce di burro e 1 radice di zenzero.", "Aggiungi una noce di burro e una radice di zenzero."),
     # a noun written with a small first letter: its last part's gender, else neuter
     ("de", "Sie bekommen 1 eSIM und 1 iPad.", "Sie bekommen eine eSIM und ein iPad."),
+    # an IP address digit by digit, its dots by the address's word, in every language of Europe
+    ("de", "Der Router hat 10.0.0.138.", "Der Router hat eins null Punkt null Punkt null Punkt eins drei acht."),
+    ("fr", "Le serveur est en 172.16.4.2.", "Le serveur est en un sept deux point un six point quatre point deux."),
+    ("it", "Il server è 10.0.0.138.", "Il server è uno zero punto zero punto zero punto uno tre otto."),
+    ("es", "El servidor es 10.0.0.138.", "El servidor es uno cero punto cero punto cero punto uno tres ocho."),
 ]
 
 

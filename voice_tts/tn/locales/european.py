@@ -29,7 +29,7 @@ from voice_tts.tn.locales.european_addresses import AddressesAndPhones
 from voice_tts.tn.locales.european_dates import DatesAndTimes, chunk_after, letters_after
 from voice_tts.tn.locales.noun_gender import is_feminine, is_feminine_name, is_known_noun
 from voice_tts.tn.locales.numeric_spans import (
-    CLOSING_QUOTES, GROUP_SPACES, GROUPED, english_amount, is_address, to_int, word_after
+    CLOSING_QUOTES, GROUP_SPACES, GROUPED, IP, english_amount, is_address, to_int, word_after
 )
 
 
@@ -1068,7 +1068,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         return self._quantity_window(cur, pos, end, whole, fractional, minus, currency, ctx)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        """A token of a shape the language reads its own way ('192.168.1.1'); here none."""
+        """A token of a shape the language reads its own way; here an IP address, digit by digit with the address's
+        word for its dots ('192.168.1.10' eins neun zwei Punkt eins sechs acht Punkt eins Punkt eins null)."""
+        if IP.fullmatch(token) and not GROUPED.fullmatch(token):
+            return f" {self.ADDRESS_SYMBOLS['.']} ".join(self.digits(part) for part in token.split("."))
         return None
 
     def season(self, cur: Cursor, end: int, token: str, ctx: Context) -> tuple[int, str] | None:

@@ -1,6 +1,6 @@
 """What Spanish and Portuguese read alike, on top of the shapes `european.Language` decides for every language of
 Europe: a date with "de" between its parts ("1 de janeiro de 2000"), year or month first ("2024/03/15", "03/15/2024"),
-an abbreviation in any case ("Sr." Senhor), an address piece by piece with its digits one by one, an IP address, a
+an abbreviation in any case ("Sr." Senhor), an address piece by piece with its digits one by one, a
 telephone number with hyphens ("99999-1234"), units only where the symbol is no word of the language ("2/3 da farinha"),
 a unit per another ("GB/s" gigabytes por segundo).
 """
@@ -16,7 +16,7 @@ from voice_tts.tn.cursor import Cursor
 from voice_tts.tn.locales.european import Language, Unit
 from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.noun_gender import is_known_noun
-from voice_tts.tn.locales.numeric_spans import DATE, GROUPED, IDENTITY, IP, PHONE, date_parts, read_pieces
+from voice_tts.tn.locales.numeric_spans import DATE, IDENTITY, PHONE, date_parts, read_pieces
 
 
 class Iberian(Language):
@@ -55,11 +55,11 @@ class Iberian(Language):
         return read_pieces(text, self.ADDRESS_SYMBOLS, self.digits)
 
     def shaped_token(self, token: str, ctx: Context) -> str | None:
-        """Dates written year or month first ('2024/03/15', '03/15/2024'), IP addresses and
-        telephone numbers written with hyphens ('99999-1234') and identity numbers ('123.456.789-09'), digit by digit."""
+        """Dates written year or month first ('2024/03/15', '03/15/2024'); telephone numbers written with hyphens
+        ('99999-1234') and identity numbers ('123.456.789-09'), digit by digit."""
         m = DATE.fullmatch(token)
         if m and (parts := date_parts(m)):
             return self.date(*parts, Context())
-        if IP.fullmatch(token) and not GROUPED.fullmatch(token):
-            return f" {self.ADDRESS_SYMBOLS['.']} ".join(self.digits(p) for p in token.split("."))
-        return self.digits(token) if PHONE.fullmatch(token) or IDENTITY.fullmatch(token) else None
+        if PHONE.fullmatch(token) or IDENTITY.fullmatch(token):
+            return self.digits(token)
+        return super().shaped_token(token, ctx)

@@ -32,7 +32,7 @@ from voice_tts.tn.locales.european_dates import chunk_after
 from voice_tts.tn.locales.ru_cases import COUNT_PREPOSITIONS, DIRECT_CASES, agreement, cardinal, digits, ordinal
 from voice_tts.tn.locales.ru_morph import governs_accusative, inflect, is_verb
 from voice_tts.tn.locales.numeric_spans import (
-    DATE, GROUP_SPACES, GROUPED, IP, PHONE, date_parts, read_pieces, roman_value, word_after
+    DATE, GROUP_SPACES, PHONE, date_parts, read_pieces, roman_value, word_after
 )
 
 _WORDS = words("ru")
@@ -360,8 +360,6 @@ class Russian(Language):
             return "".join(_COMBINING.get(word, word) for word in cardinal(int(m[1]), "m", "genitive").split()) + m[2]
         if (m := _WORD_DATE.fullmatch(token.lower())) and m["month"] in MONTH_INDEX and 1 <= int(m["d"]) <= 31:
             return Language.date(self, int(m["d"]), MONTH_INDEX[m["month"]], int(m["y"]) if m["y"] else None, ctx)
-        if IP.fullmatch(token) and not GROUPED.fullmatch(token):
-            return " точка ".join(digits(part) for part in token.split("."))
         # a product's version ('Android 14.1' четырнадцать точка один): a Russian decimal is written with a comma
         if re.fullmatch(r"\d+\.\d+", token) and re.fullmatch(r"[A-Za-z]+", ctx.prev_word):
             return " точка ".join(cardinal(int(part)) for part in token.split("."))
@@ -372,7 +370,7 @@ class Russian(Language):
             if (m := DATE.fullmatch(token.removesuffix("г"))) and (token.endswith("г") or cued)
             else None
         )
-        return self.date(*parts, ctx) if parts else None
+        return self.date(*parts, ctx) if parts else super().shaped_token(token, ctx)
 
     def per(self, unit: Unit) -> str:
         return PRICE_PER.get(unit.written, unit.singular)
