@@ -524,6 +524,8 @@ READINGS = {
          "oitocentos e oito."),
         # an address without a number: 's/n' sem número
         ("Avenida Brasil, s/n, Centro.", "Avenida Brasil, sem número, Centro."),
+        # 'c/' com and 's/' sem before a word, 'conj.' an office's conjunto
+        ("Sai c/ peças, em 10x s/ juros, no conj. 21.", "Sai com peças, em dez vezes sem juros, no conjunto vinte e um."),
         # capitals are an acronym, never a unit folded from lower case: 'o PC' a computer, not parsec
         ("Desligue o PC antes de sair.", "Desligue o PC antes de sair."),
         # a ruler's numeral in a quoted title stays his
@@ -716,6 +718,9 @@ READINGS = {
         ("Перенесли на чт, 3 марта, а сдача в пт, 4 марта.", "Перенесли на четверг, третье марта, а сдача в пятницу, четвёртого марта."),
         ("Цена 900 ₽/ч. в будни, отпуск на 2 мес. Потом 3 раб. дня.", "Цена девятьсот рублей в час в будни, отпуск на два "
          "месяца. Потом три рабочих дня."),
+        # 'нед.' a week, feminine, as 'мес.' a month
+        ("Вакцину ставят в 12 нед., ревакцинацию через 2 нед.", "Вакцину ставят в двенадцать недель, ревакцинацию через две "
+         "недели."),
         # a price per kilogram 'за килограмм', a dose per kilogram 'на килограмм'
         ("Черешня по 300 руб./кг, сыр 900 ₽/кг, доза 10 мг/кг.", "Черешня по триста рублей за килограмм, сыр девятьсот "
          "рублей за килограмм, доза десять миллиграммов на килограмм."),

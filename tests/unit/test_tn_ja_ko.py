@@ -94,6 +94,8 @@ JA = [
     ("v2.0.1とVer.2.10とバージョン2.10", "バージョン二点零点一とバージョン二点十とバージョン二点十"),
     ("192.168.0.1と555.555.5555", "一九二点一六八点零点一と五五五の五五五の五五五五"),
     ("0.2%pt上昇、5%OFF", "零点二パーセントポイント上昇、五パーセントOFF"),
+    # the iteration mark repeats the Han character before it: a grouped amount after it is read whole
+    ("返済は月々16,000円、人々1,000人", "返済は月々一万六千円、人々千人"),
     # a code after a word that names one, digit by digit (after a colon too), but a count before its counter
     ("認証コードは482913です", "認証コードは四八二九一三です"),
     ("カードの下4桁7705とQRコード12枚", "カードの下四桁七七〇五とQRコード十二枚"),

@@ -46,7 +46,7 @@ def is_han(c: str) -> bool:
         or 0x3400 <= cp <= 0x4DBF
         or 0x20000 <= cp <= 0x3134F
         or 0xF900 <= cp <= 0xFAFF
-        or cp == 0x3007
+        or cp in (0x3005, 0x3007)  # '々' repeats the Han character before it ('月々'); '〇'
         or 0x3040 <= cp <= 0x30FF
         or is_hangul(c)
     )
