@@ -25,13 +25,19 @@ class Chinese(myriad.Numbers):
     code = "zh"
 
     def cardinal(self, n: int) -> str:
-        """3 -> 三, 11 -> 十一, 105 -> 一百零五, 20000 -> 二万 (两万 is `cardinal_liang`'s): CLDR's, with
+        """3 -> 三, 11 -> 十一, 105 -> 一百零五, 20000 -> 二万 (两万 is `integer`'s): CLDR's, with
         the 零 it leaves out after 亿 and 兆 where a place is skipped (一亿零五万, CLDR 一亿五万) and
         万亿 for 兆 as Chinese says it; digit by digit from 10^16 on."""
         spoken = super().cardinal(n)
         spoken = re.sub("亿(?!零|$|.千[^亿兆]*万)", "亿零", spoken)
         spoken = re.sub("兆(?!零|$|.千[^兆]*亿)", "兆零", spoken)
         return spoken.replace("零十", "零一十").replace("兆", "万亿")
+
+    def integer(self, text: str) -> str:
+        """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二 (二百一十), as in an
+        ordinal; leading zeros digit by digit ('0123' 零一二三)."""
+        spoken = super().integer(text)
+        return "两" + spoken[1:] if spoken.startswith("二") and spoken[1:2] in ("千", "万", "亿") else spoken
 
 
 NUMBERS = Chinese(WORDS)
@@ -50,8 +56,7 @@ def number(text: str, counted: bool = False) -> str:
     if counted and text == "2":
         return "两"
     whole, _, frac = text.partition(".")
-    head = digits(whole) if len(whole) > 1 and whole.startswith("0") else cardinal_liang(int(whole or 0))
-    return f"{head}点{digits(frac)}" if frac else head
+    return NUMBERS.decimal(whole, frac) if frac else NUMBERS.integer(whole)
 
 
 def elapsed(hours: int, minutes: int, seconds: int) -> str:
@@ -204,11 +209,6 @@ def code_digits(text: str, word_before: str) -> str | None:
     if word.endswith(_DIAL_WORDS):
         return digits(text) if SERVICE_NUMBER.fullmatch(text) else digits(text).replace("一", "幺")
     return ("杠" * (min(map(len, groups := text.split("-"))) <= 3)).join(map(digits, groups))
-
-
-def cardinal_liang(n: int) -> str:
-    """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二 (二百一十), as in an ordinal."""
-    return "两" + spoken[1:] if (spoken := cardinal(n)).startswith("二") and spoken[1:2] in ("千", "万", "亿") else spoken
 
 
 def _quantity(text: str, suffix: str) -> str:
