@@ -312,6 +312,7 @@ def number_range(text: str) -> str | None:
     两至三次; '2~8℃' 二到八摄氏度; two years in a row, a season's, digit by digit ('2026—2027' 二零二六到二零二七)."""
     if (m := _RANGE.fullmatch(text)) is None or "0" in (m["a"][0], m["b"][0]):
         return None
-    years = len(m["a"]) == 4 and (m["b"] == str(int(m["a"]) + 1) and not m["suffix"] or m["suffix"] == "年")
+    years = len(m["a"]) == 4 and m["a"].isdecimal() and (
+        m["b"] == str(int(m["a"]) + 1) and not m["suffix"] or m["suffix"] == "年")
     read = digits if years else lambda n: _quantity(n, m["suffix"])
     return read(m["a"]) + ("至" if m["to"] == "至" else "到") + read(m["b"]) + m["suffix"].replace("℃", "摄氏度")
