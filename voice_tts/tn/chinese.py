@@ -75,7 +75,7 @@ def clock_in_context(text: str, word_before: str = "") -> str | None:
     a race or a task took no clock but the hours, minutes and seconds taken ('用时1:03:20' 用时一小时三分二十秒)."""
     t = re.fullmatch(r"(\d{1,2}):(\d{2}):(\d{2})", text)
     if t and myriad.race_time(t.groups(), word_before, word_before.rstrip("为是").endswith(_ELAPSED_WORDS),
-                       word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS)):
+                              word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS)):
         return elapsed(*map(int, t.groups()))
     if (
         (m := _AM_PM.fullmatch(text)) is None
@@ -171,11 +171,9 @@ def date(text: str) -> str | None:
 
 def era_year(text: str) -> str | None:
     """'2934ad' -> 公元二九三四年, '300BC' -> 公元前三零零年."""
-    return (
-        ("公元前" if m["era"][0].lower() == "b" else "公元") + digits(m["y"]) + "年"
-        if (m := _ERA.fullmatch(text))
-        else None
-    )
+    if (m := _ERA.fullmatch(text)) is None:
+        return None
+    return ("公元前" if m["era"][0].lower() == "b" else "公元") + digits(m["y"]) + "年"
 
 
 def percent(text: str) -> str | None:
@@ -268,21 +266,17 @@ def measure(text: str, units: dict[str, str]) -> str | None:
         + (by + "乘".join(map(number, re.split("[×xX*]", m["by"]))) if by else "")
     )
     # 'MB/s' 每秒, 's' alone 秒钟
-    per = (
-        "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]])
-        if m["per"]
-        else ""
-    )
+    per = ""
+    if m["per"]:
+        per = "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]])
     return amount + units[m["unit"]] + per
 
 
 def fraction(text: str) -> str | None:
     """'3/4杯' 四分之三杯, '95/100分' 一百分之九十五分 (wetext takes '100分' for a time there)."""
-    return (
-        f"{cardinal(int(m['b']))}分之{cardinal(int(m['a']))}{m['after']}"
-        if (m := re.fullmatch(r"(?P<a>\d+)/(?P<b>[1-9]\d*)(?P<after>[^\x00-\x7f]*)", text))
-        else None
-    )
+    if (m := re.fullmatch(r"(?P<a>\d+)/(?P<b>[1-9]\d*)(?P<after>[^\x00-\x7f]*)", text)) is None:
+        return None
+    return f"{cardinal(int(m['b']))}分之{cardinal(int(m['a']))}{m['after']}"
 
 
 def clock_time(text: str) -> str | None:
