@@ -379,6 +379,8 @@ READINGS = {
 }
 
 ZH_READINGS = {
+    # a range of decimals of four characters ('10.5-20.5') is no pair of years: read as numbers, not parsed as a year
+    "路程约10.5-20.5公里，气温12.5-18.5℃。": "路程约十点五到二十点五公里，气温十二点五到十八点五摄氏度。",
     # a time with seconds, hours of one digit, after a word but a clock's is a race's; a running pace 每公里 after it
     "他以3:08:45完赛，平均配速4'27\"/公里，后半程配速5:01/km，比赛于8:00:05开始。":
         "他以三小时八分四十五秒完赛，平均配速四分二十七秒每公里，后半程配速五分一秒每公里，比赛于八点零分五秒开始。",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from voice_tts.tn import cldr, english, locales
+from voice_tts.tn.locales import myriad
 
-_DIGITS = "零一二三四五六七八九"
 _AM_PM = re.compile(r"(?P<h>\d{1,2})(?P<minutes>(?::\d{2}){0,2})\s*(?P<ap>am|pm|a\.m\.?|p\.m\.?)", re.I)
 _VERSION = re.compile(r"(?P<v>[vV]?)(?P<parts>(?:0|[1-9]\d*)(?:\.\d+)+)(?P<after>[^\x00-\x7f]*)")
 _ID_PART = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+", re.UNICODE)
@@ -19,28 +19,36 @@ _HUNDREDS_LIANG = re.compile(r"(?<![零一二三四五六七八九十百千万�
 _DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
-def digits(text: str) -> str:
-    """Digit by digit: '163' -> '一六三'; a decimal point reads 点."""
-    return "".join(_DIGITS[int(c)] if c.isdecimal() else "点" if c == "." else "" for c in text)
+class Chinese(myriad.Numbers):
+    """Numbers as Japanese and Korean read theirs, with the 零 and 万亿 Chinese says in CLDR's cardinal, a quantity's 两."""
+
+    code = "zh"
+
+    def cardinal(self, n: int) -> str:
+        """3 -> 三, 11 -> 十一, 105 -> 一百零五, 20000 -> 二万 (两万 is `integer`'s): CLDR's, with
+        the 零 it leaves out after 亿 and 兆 where a place is skipped (一亿零五万, CLDR 一亿五万) and
+        万亿 for 兆 as Chinese says it; digit by digit from 10^16 on."""
+        spoken = super().cardinal(n)
+        spoken = re.sub("亿(?!零|$|.千[^亿兆]*万)", "亿零", spoken)
+        spoken = re.sub("兆(?!零|$|.千[^兆]*亿)", "兆零", spoken)
+        return spoken.replace("零十", "零一十").replace("兆", "万亿")
+
+    def integer(self, text: str) -> str:
+        """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二 (二百一十), as in an
+        ordinal; leading zeros digit by digit ('0123' 零一二三)."""
+        spoken = super().integer(text)
+        return "两" + spoken[1:] if spoken.startswith("二") and spoken[1:2] in ("千", "万", "亿") else spoken
 
 
-def cardinal(n: int) -> str:
-    """3 -> 三, 11 -> 十一, 105 -> 一百零五, 20000 -> 二万 (两万 is `cardinal_liang`'s): CLDR's, with
-    the 零 it leaves out after 亿 and 兆 where a place is skipped (一亿零五万, CLDR 一亿五万) and
-    万亿 for 兆 as Chinese says it; digit by digit from 10^16 on."""
-    if n == 0 or n >= 10**16:
-        return digits(str(n))
-    spoken = cldr.spell_by_myriads("zh", n, "spellout-cardinal")
-    spoken = re.sub("亿(?!零|$|.千[^亿兆]*万)", "亿零", spoken)
-    spoken = re.sub("兆(?!零|$|.千[^兆]*亿)", "兆零", spoken)
-    return spoken.replace("零十", "零一十").replace("兆", "万亿")
+NUMBERS = Chinese(WORDS)
+cardinal, digits = NUMBERS.cardinal, NUMBERS.digits  # '163' 一六三
 
 
 def vulgar_fraction(c: str, after: str, before: str) -> str:
     """'½杯' 半杯 (a half before what it counts), '¾' 四分之三, after a number its fraction ('2½' 二又二分之一)."""
     numerator, denominator = cldr.vulgar_fraction(c)
     half = (numerator, denominator) == (1, 2) and "\u4e00" <= after <= "\u9fff" and not before.isdecimal()
-    return "半" if half else ("又" if before.isdecimal() else "") + f"{cardinal(denominator)}分之{cardinal(numerator)}"
+    return "半" if half else ("又" if before.isdecimal() else "") + NUMBERS.fraction(str(numerator), str(denominator))
 
 
 def number(text: str, counted: bool = False) -> str:
@@ -48,15 +56,7 @@ def number(text: str, counted: bool = False) -> str:
     if counted and text == "2":
         return "两"
     whole, _, frac = text.partition(".")
-    head = digits(whole) if len(whole) > 1 and whole.startswith("0") else cardinal_liang(int(whole or 0))
-    return f"{head}点{digits(frac)}" if frac else head
-
-
-def race_time(parts: tuple[str, ...], word_before: str, elapsed_cue: bool, clock_cue: bool) -> bool:
-    """Whether 'h:mm:ss' (`parts`) after `word_before` is the time a race or a task took, no clock, in Chinese, Japanese
-    and Korean: after a word of the time taken (`elapsed_cue`: '用时', 'タイム', '기록'), or an hour of one digit with seconds
-    after a word that is no clock's ('以2:26:15的成绩', '2:09:48의 기록'); a clock's: '09:00:05', '1日 9:00:05', '7:00:30'."""
-    return elapsed_cue or len(parts[0]) == 1 and parts[2] != "00" and word_before[-1:].isalpha() and not clock_cue
+    return NUMBERS.decimal(whole, frac) if frac else NUMBERS.integer(whole)
 
 
 def elapsed(hours: int, minutes: int, seconds: int) -> str:
@@ -74,8 +74,8 @@ def clock_in_context(text: str, word_before: str = "") -> str | None:
     clock ('13:10pm' 下午一点十分); after a period of the day its word alone ('晚上8pm' 晚上八点); after a word of the time
     a race or a task took no clock but the hours, minutes and seconds taken ('用时1:03:20' 用时一小时三分二十秒)."""
     t = re.fullmatch(r"(\d{1,2}):(\d{2}):(\d{2})", text)
-    if t and race_time(t.groups(), word_before, word_before.rstrip("为是").endswith(_ELAPSED_WORDS),
-                       word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS)):
+    if t and myriad.race_time(t.groups(), word_before, word_before.rstrip("为是").endswith(_ELAPSED_WORDS),
+                              word_before.endswith(_CLOCK_WORDS + _DAY_PERIODS)):
         return elapsed(*map(int, t.groups()))
     if (
         (m := _AM_PM.fullmatch(text)) is None
@@ -93,7 +93,7 @@ def version(text: str) -> str | None:
     more digit by digit ('192.168.0.1' 一九二点一六八点零点一); '2024.3.5' is a date."""
     p = (m := _VERSION.fullmatch(text)) and m["parts"].split(".")
     if p and (m["v"] or len(p) > 2 and not (len(p[0]) == 4 and date(f"{p[0]}年{p[1]}月{p[2]}日"))):
-        return m["v"] + "点".join(digits(x) if len(x) > 2 else number(x) for x in p) + m["after"]
+        return m["v"] + NUMBERS.version(p) + m["after"]
     return None
 
 
@@ -171,11 +171,9 @@ def date(text: str) -> str | None:
 
 def era_year(text: str) -> str | None:
     """'2934ad' -> 公元二九三四年, '300BC' -> 公元前三零零年."""
-    return (
-        ("公元前" if m["era"][0].lower() == "b" else "公元") + digits(m["y"]) + "年"
-        if (m := _ERA.fullmatch(text))
-        else None
-    )
+    if (m := _ERA.fullmatch(text)) is None:
+        return None
+    return ("公元前" if m["era"][0].lower() == "b" else "公元") + digits(m["y"]) + "年"
 
 
 def percent(text: str) -> str | None:
@@ -209,11 +207,6 @@ def code_digits(text: str, word_before: str) -> str | None:
     if word.endswith(_DIAL_WORDS):
         return digits(text) if SERVICE_NUMBER.fullmatch(text) else digits(text).replace("一", "幺")
     return ("杠" * (min(map(len, groups := text.split("-"))) <= 3)).join(map(digits, groups))
-
-
-def cardinal_liang(n: int) -> str:
-    """A quantity: a leading 2 before 千/万/亿 is 两 (两千零二十六, 两万二千); before 百 it stays 二 (二百一十), as in an ordinal."""
-    return "两" + spoken[1:] if (spoken := cardinal(n)).startswith("二") and spoken[1:2] in ("千", "万", "亿") else spoken
 
 
 def _quantity(text: str, suffix: str) -> str:
@@ -273,21 +266,17 @@ def measure(text: str, units: dict[str, str]) -> str | None:
         + (by + "乘".join(map(number, re.split("[×xX*]", m["by"]))) if by else "")
     )
     # 'MB/s' 每秒, 's' alone 秒钟
-    per = (
-        "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]])
-        if m["per"]
-        else ""
-    )
+    per = ""
+    if m["per"]:
+        per = "每" + (number(m["per_num"]) if m["per_num"] else "") + {"s": "秒"}.get(m["per"], units[m["per"]])
     return amount + units[m["unit"]] + per
 
 
 def fraction(text: str) -> str | None:
     """'3/4杯' 四分之三杯, '95/100分' 一百分之九十五分 (wetext takes '100分' for a time there)."""
-    return (
-        f"{cardinal(int(m['b']))}分之{cardinal(int(m['a']))}{m['after']}"
-        if (m := re.fullmatch(r"(?P<a>\d+)/(?P<b>[1-9]\d*)(?P<after>[^\x00-\x7f]*)", text))
-        else None
-    )
+    if (m := re.fullmatch(r"(?P<a>\d+)/(?P<b>[1-9]\d*)(?P<after>[^\x00-\x7f]*)", text)) is None:
+        return None
+    return f"{cardinal(int(m['b']))}分之{cardinal(int(m['a']))}{m['after']}"
 
 
 def clock_time(text: str) -> str | None:
@@ -317,6 +306,7 @@ def number_range(text: str) -> str | None:
     两至三次; '2~8℃' 二到八摄氏度; two years in a row, a season's, digit by digit ('2026—2027' 二零二六到二零二七)."""
     if (m := _RANGE.fullmatch(text)) is None or "0" in (m["a"][0], m["b"][0]):
         return None
-    years = len(m["a"]) == 4 and (m["b"] == str(int(m["a"]) + 1) and not m["suffix"] or m["suffix"] == "年")
+    years = len(m["a"]) == 4 and m["a"].isdecimal() and (
+        m["b"] == str(int(m["a"]) + 1) and not m["suffix"] or m["suffix"] == "年")
     read = digits if years else lambda n: _quantity(n, m["suffix"])
     return read(m["a"]) + ("至" if m["to"] == "至" else "到") + read(m["b"]) + m["suffix"].replace("℃", "摄氏度")

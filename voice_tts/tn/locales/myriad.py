@@ -1,12 +1,13 @@
 """Numbers grouped by ten thousand, and the number expressions Japanese and Korean write alike.
 
-Japanese and Korean read numbers in myriads (万/億/兆, 만/억/조): CLDR's cardinals. `scan` finds a number expression through
-the Cursor — a sign or a root, a currency before it, digits with thousands commas and a decimal point, a clock time, a
-date or a fraction with slashes, digit groups joined by hyphens or dots, a telephone number, and the percent sign,
-degree or unit right after it — and `Language` reads its parts with the words of the language's `<code>_words.json`,
-CLDR's currency, unit and weekday names and libphonenumber's groups; `ja` and `ko` override its hooks where they read
-otherwise. Both languages write no space between a number and its counter, so a scan waits for the character after the
-expression (a joiner, a unit, a counter may follow) and never for a word after a space.
+Chinese, Japanese and Korean read numbers in myriads (万/亿/兆, 万/億/兆, 만/억/조): `Numbers` reads them with CLDR's cardinals
+and the words of a language's table (`chinese` reads its own expressions with it). `scan` finds a number expression
+through the Cursor — a sign or a root, a currency before it, digits with thousands commas and a decimal point, a clock
+time, a date or a fraction with slashes, digit groups joined by hyphens or dots, a telephone number, and the percent
+sign, degree or unit right after it — and `Language` reads its parts with the words of the language's
+`<code>_words.json`, CLDR's currency, unit and weekday names and libphonenumber's groups; `ja` and `ko` override its
+hooks where they read otherwise. Both languages write no space between a number and its counter, so a scan waits for the
+character after the expression (a joiner, a unit, a counter may follow) and never for a word after a space.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from babel.numbers import get_currency_symbol
 
 from voice_tts.tn import cldr, english, lexer
 from voice_tts.tn.chars import is_digit, is_han, is_kana
-from voice_tts.tn.chinese import race_time
 from voice_tts.tn.context import Context, Span
 from voice_tts.tn.cursor import Cursor, TooLong
 from voice_tts.tn.locales import data, locale_span, words
@@ -94,35 +94,15 @@ class Expression:
     country: str = ""
 
 
-class Language:
-    """A language that reads its numbers in myriads, with the words of its `<code>_words.json`: the spans it decides and
-    their readings. A subclass names its `code`, a span where no number starts (`other_span`), how an integer with
-    nothing of its own around it reads (`bare_integer`) and overrides the hooks where it reads otherwise (`cardinal`,
-    `expression`, `hour`)."""
+class Numbers:
+    """Numbers read in myriads with the words of a language's `table`, as Chinese, Japanese and Korean read them: a
+    subclass names its `code` and overrides `cardinal` where it reads otherwise."""
 
     code: str
 
-    def __init__(self) -> None:
-        self.words = table = words(self.code)
+    def __init__(self, table: dict) -> None:
+        self.words = table
         self.large = table["large"]  # the names of 10^4, 10^8, 10^12, 10^16: ja 万億兆京
-        self.scales = frozenset(self.large)
-        self.space = table["space"]  # between words: ko 사십오 달러, ja 四十五ドル
-        self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
-        self.letters = dict(zip(string.ascii_lowercase, table["letters"].split(), strict=True))  # by name: 'F1', '.pdf'
-        # digits as English names them, after the letters a key holds ('' after any): 'A4' エーヨン, '2ラン' ツーラン
-        self.code_digits = {letters: names.split() for letters, names in table["code_digits"].items()}
-        self.units = unit_words(self.code)
-        symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
-        fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
-        self.currency_symbols = frozenset(symbols).union(
-            c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols
-        )
-        wide = get_day_names("wide", locale=self.code)
-        self.weekdays = {short: wide[day] for day, short in get_day_names("abbreviated", locale=self.code).items()}
-        self.weekdays |= table["weekdays"]  # ja '祝' 祝日
-        self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
-
-    # --- numbers ------------------------------------------------------------------------------
 
     def cardinal(self, n: int) -> str:
         """CLDR's cardinal (the language's `ruleset`) without the spaces Korean writes between
@@ -150,6 +130,39 @@ class Language:
         """Denominator first: '1/2' → 二分の一, '√1/2' → 二分のルート一, '1/√3' → ルート三分の一."""
         return (f"{self.words['root'] * roots[1]}{self.integer(denominator)}{self.words['fraction_of']}"
                 f"{self.words['root'] * roots[0]}{self.integer(numerator)}")
+
+    def version(self, parts: list[str] | tuple[str, ...]) -> str:
+        """'4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)."""
+        return self.words["point"].join(self.digits(x) if len(x) > 2 else self.integer(x) for x in parts)
+
+
+class Language(Numbers):
+    """A language that reads its numbers in myriads, with the words of its `<code>_words.json`: the spans it decides and
+    their readings. A subclass names its `code`, a span where no number starts (`other_span`), how an integer with
+    nothing of its own around it reads (`bare_integer`) and overrides the hooks where it reads otherwise (`cardinal`,
+    `expression`, `hour`)."""
+
+    def __init__(self) -> None:
+        table = words(self.code)
+        super().__init__(table)
+        self.scales = frozenset(self.large)
+        self.space = table["space"]  # between words: ko 사십오 달러, ja 四十五ドル
+        self.SYMBOLS, self.ADDRESS_SYMBOLS = table["symbols"], table["address_symbols"]
+        self.letters = dict(zip(string.ascii_lowercase, table["letters"].split(), strict=True))  # by name: 'F1', '.pdf'
+        # digits as English names them, after the letters a key holds ('' after any): 'A4' エーヨン, '2ラン' ツーラン
+        self.code_digits = {letters: names.split() for letters, names in table["code_digits"].items()}
+        self.units = unit_words(self.code)
+        symbols = {s for s in cldr.currency_symbols(self.code) if len(s) == 1 and not s.isalnum()}
+        fullwidth = (chr(c) for c in range(0xFF01, 0xFFEF))  # '＄', '￥', '￦'
+        self.currency_symbols = frozenset(symbols).union(
+            c for c in fullwidth if unicodedata.normalize("NFKC", c) in symbols
+        )
+        wide = get_day_names("wide", locale=self.code)
+        self.weekdays = {short: wide[day] for day, short in get_day_names("abbreviated", locale=self.code).items()}
+        self.weekdays |= table["weekdays"]  # ja '祝' 祝日
+        self.calling_code = str(phonenumbers.country_code_for_region(table["region"]))
+
+    # --- numbers ------------------------------------------------------------------------------
 
     def counted(self, text: str, following: str) -> str:
         """An integer before `following`: zero-padded before a counter ('09分', '05시') it is a number, not digits; a
@@ -468,8 +481,8 @@ class Language:
             )
         if e.kind == "range":
             return self.words["range"].join(map(self.integer, p))
-        if e.kind == "version":  # '4.2.1' 四点二点一; parts of three digits or more digit by digit ('192.168.0.1', a build)
-            return self.words["point"].join(self.digits(x) if len(x) > 2 else self.integer(x) for x in p)
+        if e.kind == "version":
+            return self.version(p)
         joiner = " " if e.kind == "plate" else self.words["group_joiner"]  # a plate's two numbers apart: 十二 三十四
         return joiner.join(map(self.integer, p)) if e.kind in ("lot", "plate") else self._groups(e)
 
@@ -489,7 +502,7 @@ class Language:
                 spoken += self.space * bool(spoken) + self.cardinal(value) + words[i]
         return spoken
 
-    hour = cardinal  # a clock's hour: a number (ko reads 1 to 12 natively)
+    hour = Numbers.cardinal  # a clock's hour: a number (ko reads 1 to 12 natively)
 
     def month(self, n: int) -> str:
         return self.words["months"].get(str(n)) or self.cardinal(n)
@@ -540,6 +553,13 @@ class Language:
                 + (self.space + self.cardinal(int(e.parts[1])) + space + minor if int(e.parts[1]) else "")
             )
         return self._body(e) + e.scale + space + name
+
+
+def race_time(parts: tuple[str, ...], word_before: str, elapsed_cue: bool, clock_cue: bool) -> bool:
+    """Whether 'h:mm:ss' (`parts`) after `word_before` is the time a race or a task took, no clock, in Chinese, Japanese
+    and Korean: after a word of the time taken (`elapsed_cue`: '用时', 'タイム', '기록'), or an hour of one digit with seconds
+    after a word that is no clock's ('以2:26:15的成绩', '2:09:48의 기록'); a clock's: '09:00:05', '1日 9:00:05', '7:00:30'."""
+    return elapsed_cue or len(parts[0]) == 1 and parts[2] != "00" and word_before[-1:].isalpha() and not clock_cue
 
 
 def ends_in_consonant(text: str) -> bool:
