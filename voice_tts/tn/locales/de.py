@@ -131,8 +131,6 @@ class German(Language):
             ):
                 case = _CASES.get(cue := _cue(ctx)) or ("dative" if cue in _DATIVE_CUES else "nominative")
                 span, span.agreement = weekday, _APPOSITION[case]  # a date follows: 'am Do., 18.03.' dem achtzehnten
-        if span is not None:  # a clock range's first full hour says no 'Uhr' its last says ('18:00–19:15' achtzehn bis)
-            span.info = re.sub(r"^(\w+) Uhr (?=bis )", r"\1 ", span.info)
         if span is not None and ctx.last_spoken:  # as speakers say it: 'Nr. 112' hundertzwölf; alone einhundertzwölf
             span.info = re.sub(r"\bein(?=hundert|tausend)", "", span.info)
         return span
@@ -273,6 +271,10 @@ class German(Language):
     def hours_from(self, ctx: Context) -> str:
         return ""  # no 'von' the text does not write ('Di.–Fr. 10–18:30 Uhr' zehn bis achtzehn Uhr dreißig)
 
+    def first_clock(self, hours: int, minutes: int, ctx: Context) -> str:
+        # a first full hour says no 'Uhr' its last says ('18:00–19:15 Uhr' achtzehn bis neunzehn Uhr fünfzehn)
+        return super().first_clock(hours, minutes, ctx) if minutes else self.counted(hours)
+
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours)} Uhr"
 
@@ -347,7 +349,7 @@ def _quantity_case(ctx: Context) -> str:
 
 def _is_noun(word: str) -> bool:
     """Whether `word` is a noun de_genders.json lists, or its plural or genitive ('Personen', 'Kinder')."""
-    return any(word.removesuffix(ending) in _GENDERS for ending in _WORDS["noun_endings"])
+    return any(word.removesuffix(ending) in _GENDERS for ending in ("", "n", "en", "er", "s"))
 
 
 def _ending(cue: str, gender: str) -> str:

@@ -358,6 +358,10 @@ class Language(AddressesAndPhones, DatesAndTimes):
         said = self.duration(((minutes, "min"), (0 if bare else seconds, "s")), ctx) + bare
         return f"{said} {self.PERIODS.get(per) or self.per(self.unit(per))}" if per else said
 
+    def first_clock(self, hours: int, minutes: int, ctx: Context) -> str:
+        """A clock range's first end ('dalle otto e trenta' alle …)."""
+        return self.clock(hours, minutes, None, "", ctx)
+
     def clock_hours(self, hours: int) -> str:
         return f"{self.counted(hours, True)} {cldr.unit_name(self.code, 'duration-hour', hours)}"  # 'une heure'
 
@@ -1476,7 +1480,7 @@ class Language(AddressesAndPhones, DatesAndTimes):
         first, last = to_int(m[1]), to_int(m[3])
         opens = ctx.prev_word.lower() in {"", self.HALF_AND, *self.WEEKDAYS.values()}  # 'sabato, 9–13 e 15–19'
         if self.HOURS_TO and "," not in m[0] and (m[2] or m[4] or ends_phrase and opens and first < last <= 24):
-            first_said, last_said = (self.clock(hour, 0, None, "", ctx) for hour in (first, last))
+            first_said, last_said = self.first_clock(first, 0, ctx), self.clock(last, 0, None, "", ctx)
             return f"{self.hours_from(ctx)}{first_said} {self.HOURS_TO} {last_said}"
         start = "" if ctx.prev_word.lower() in self.PREPOSITIONS else self.RANGE_FROM
         feminine, said = noun is not None and self.is_feminine(noun), []

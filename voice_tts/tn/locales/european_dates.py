@@ -83,7 +83,7 @@ class DatesAndTimes:
             start = self.hours_from(ctx)
             ctx = replace(ctx, prev_word=self.HOURS_FROM)  # each time after its preposition: 'dalle otto e trenta'
             last = self._clock_window(cur, end, int(times[3]), int(times[4] or 0), None, ctx, face=True)
-            first = self.clock(int(times[1]), int(times[2] or 0), None, "", ctx)
+            first = self.first_clock(int(times[1]), int(times[2] or 0), ctx)
             return self.locale_span(last.end, f"{start}{first} {self.HOURS_TO} {last.info}")
         listed = ctx.clock_cue and (ctx.prev_word or ctx.last_visible) in (",", self.HALF_AND)
         cued = replace(ctx, prev_word=ctx.clock_cue) if listed else ctx  # 'alle 6.40, 7.10 e 7.40': each after its cue
